@@ -1,0 +1,76 @@
+#include "config/settings.h"
+
+#include <sstream>
+
+namespace trainer {
+
+const char* to_string(TaskKind value) {
+  switch (value) {
+    case TaskKind::classify: return "classify";
+  }
+  return "?";
+}
+
+const char* to_string(OptimizerKind value) {
+  switch (value) {
+    case OptimizerKind::automatic: return "auto";
+    case OptimizerKind::sgd: return "sgd";
+    case OptimizerKind::adamw: return "adamw";
+  }
+  return "?";
+}
+
+const char* to_string(SchedulerKind value) {
+  switch (value) {
+    case SchedulerKind::linear: return "linear";
+    case SchedulerKind::cosine: return "cosine";
+    case SchedulerKind::onecycle: return "onecycle";
+    case SchedulerKind::constant: return "constant";
+  }
+  return "?";
+}
+
+const char* to_string(AmpMode value) {
+  switch (value) {
+    case AmpMode::automatic: return "auto";
+    case AmpMode::off: return "off";
+    case AmpMode::fp16: return "fp16";
+    case AmpMode::bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(CompileMode value) {
+  switch (value) {
+    case CompileMode::none: return "none";
+    case CompileMode::standard: return "default";
+    case CompileMode::reduce_overhead: return "reduce-overhead";
+    case CompileMode::max_autotune: return "max-autotune";
+  }
+  return "?";
+}
+
+const char* to_string(NormKind value) {
+  switch (value) {
+    case NormKind::batch: return "bn";
+    case NormKind::group: return "gn";
+    case NormKind::frozen_batch: return "frozen_bn";
+  }
+  return "?";
+}
+
+std::string lr_scale_text(const Settings& settings) {
+  switch (settings.lr_scale) {
+    case LrScaleRule::none: return "none";
+    case LrScaleRule::linear: return "linear";
+    case LrScaleRule::sqrt: return "sqrt";
+    case LrScaleRule::factor: {
+      std::ostringstream out;
+      out << settings.lr_scale_factor;
+      return out.str();
+    }
+  }
+  return "?";
+}
+
+}  // namespace trainer

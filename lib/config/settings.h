@@ -1,0 +1,87 @@
+// The typed, validated recipe. Filled once by the config layer (YAML file + key=value overrides,
+// see recipe.h); every other component reads this struct and never a YAML node.
+// docs/recipe-keys.md documents every key with its default; keep the two in step.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainer {
+
+enum class TaskKind { classify };
+enum class OptimizerKind { automatic, sgd, adamw };
+enum class SchedulerKind { linear, cosine, onecycle, constant };
+enum class AmpMode { automatic, off, fp16, bf16 };
+enum class CompileMode { none, standard, reduce_overhead, max_autotune };
+enum class NormKind { batch, group, frozen_batch };
+enum class LrScaleRule { none, linear, sqrt, factor };
+
+struct Settings {
+  // --- what to train
+  TaskKind task = TaskKind::classify;        ///< classify
+  std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50
+  std::string data = "fashion-mnist";        ///< fashion-mnist, or an ImageFolder root (train/, val/)
+  std::string pretrained;                    ///< weights file to start from ("" = random init)
+  NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn
+
+  // --- batch geometry
+  int64_t epochs = 10;                       ///< >= 1
+  int64_t batch = 16;                        ///< micro-batch per rank, >= 1
+  std::optional<int64_t> accumulate;         ///< micro-batches per update; nullopt = auto
+  int64_t nbs = 64;                          ///< nominal batch for accumulate=auto and decay scaling
+  std::optional<int64_t> imgsz;              ///< input side in pixels; nullopt = dataset's native
+  double fraction = 1.0;                     ///< share of the training split used, (0, 1]
+
+  // --- data loading
+  int64_t workers = 2;                       ///< loader threads, >= 0 (0 = load on the main thread)
+  int64_t prefetch = 4;                      ///< batches decoded ahead, >= 1
+  double fliplr = 0.5;                       ///< horizontal flip probability, [0, 1]
+  int64_t crop_pad = 4;                      ///< pad-then-random-crop margin in pixels, >= 0
+  double max_bad_fraction = 0.01;            ///< unreadable images tolerated before failing, [0, 1]
+
+  // --- hardware
+  std::string device = "auto";               ///< auto | cpu | cuda | cuda:N
+  int64_t threads = 0;                       ///< intra-op CPU threads; 0 = all cores
+  int64_t seed = 0;                          ///< seeds weights, data order and augmentation
+  bool deterministic = true;                 ///< deterministic algorithms where available
+
+  // --- optimisation
+  OptimizerKind optimizer = OptimizerKind::automatic;  ///< sgd | adamw | auto
+  double lr0 = 0.01;                         ///< initial LR (before lr_scale), > 0
+  double lrf = 0.01;                         ///< final LR as a fraction of lr0, [0, 1]
+  double momentum = 0.937;                   ///< SGD momentum / AdamW beta1, [0, 1)
+  double weight_decay = 5e-4;                ///< at batch nbs; scaled by effective batch / nbs
+  LrScaleRule lr_scale = LrScaleRule::none;  ///< none | linear | sqrt | <factor per doubling>
+  double lr_scale_factor = 1.0;              ///< the factor when lr_scale is a number
+  int64_t lr_base_batch = 64;                ///< effective batch that lr0 refers to, >= 1
+  SchedulerKind scheduler = SchedulerKind::linear;  ///< linear | cosine | onecycle | constant
+  double warmup_epochs = 3.0;                ///< warmup length in epochs, >= 0
+  std::optional<int64_t> warmup_updates;     ///< warmup length in updates (overrides warmup_epochs)
+  double warmup_momentum = 0.8;              ///< SGD momentum at the start of warmup
+  double warmup_bias_lr = 0.1;               ///< bias LR at the start of warmup
+  double grad_clip = 10.0;                   ///< max total grad norm; 0 = no clipping
+  AmpMode amp = AmpMode::automatic;          ///< auto | off | fp16 | bf16 (true = auto)
+  bool ema = true;                           ///< keep an exponential moving average of weights
+  double ema_decay = 0.9999;                 ///< EMA decay after its ramp, [0, 1)
+  double ema_tau = 2000;                     ///< EMA ramp length in updates, > 0
+  CompileMode compile = CompileMode::none;   ///< none | default | reduce-overhead | max-autotune
+
+  // --- run folder, checkpoints, validation
+  std::string project = "runs";              ///< parent folder of runs
+  std::string name = "train";                ///< run folder name under project/<task>/
+  bool exist_ok = false;                     ///< reuse project/<task>/name instead of name2, name3…
+  int64_t save_period = -1;                  ///< also save epoch<N>.pt every N epochs; -1 = off
+  int64_t patience = 100;                    ///< epochs without improvement before stopping
+  bool val = true;                           ///< validate after every epoch
+  bool plots = true;                         ///< draw results.png
+};
+
+const char* to_string(TaskKind value);
+const char* to_string(OptimizerKind value);
+const char* to_string(SchedulerKind value);
+const char* to_string(AmpMode value);
+const char* to_string(CompileMode value);
+const char* to_string(NormKind value);
+std::string lr_scale_text(const Settings& settings);
+
+}  // namespace trainer

@@ -1,0 +1,17 @@
+// Small string helpers shared by the config layer and the CLI.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainer {
+
+std::string to_lower(std::string_view text);
+std::string trim(std::string_view text);
+// Levenshtein distance, for did-you-mean suggestions.
+size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `word`, or "" when none is close enough to be a plausible typo.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+}  // namespace trainer
