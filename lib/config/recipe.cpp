@@ -1,0 +1,122 @@
+#include "config/recipe.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "config/recipe_keys.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer {
+namespace {
+
+const RecipeKey& require_key(const std::string& name, const std::string& where) {
+  if (const RecipeKey* key = find_recipe_key(name)) return *key;
+  std::string message = where + ": unknown key '" + name + "'";
+  const std::string suggestion = closest_match(name, recipe_key_names());
+  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
+  throw UserError(message + "; `trainer keys` lists every key");
+}
+
+void apply_file(Settings& settings, const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw UserError("recipe file not found: " + path);
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& error) {
+    throw UserError(path + ":" + std::to_string(error.mark.line + 1) + ":" +
+                    std::to_string(error.mark.column + 1) + ": invalid YAML: " + error.msg);
+  }
+  if (root.IsNull()) return;
+  if (!root.IsMap()) throw UserError(path + ": a recipe is a mapping of key: value lines");
+  for (const auto& entry : root) {
+    const YAML::Mark mark = entry.first.Mark();
+    const std::string where =
+        path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    const std::string name = entry.first.as<std::string>();
+    const RecipeKey& key = require_key(name, where);
+    const YAML::Node& node = entry.second;
+    if (!node.IsScalar() && !node.IsNull()) {
+      throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
+    }
+    RecipeValue value;
+    value.is_null = node.IsNull();
+    value.text = value.is_null ? "" : trim(node.Scalar());
+    const YAML::Mark value_mark = node.Mark();
+    value.where = path + ":" + std::to_string(value_mark.line + 1) + ":" +
+                  std::to_string(value_mark.column + 1);
+    key.assign(settings, value);
+  }
+}
+
+void apply_override(Settings& settings, const std::string& argument) {
+  const std::string where = "override '" + argument + "'";
+  const auto equals = argument.find('=');
+  const std::string name = trim(argument.substr(0, equals));
+  const RecipeKey& key = require_key(name, where);
+  RecipeValue value;
+  value.where = where;
+  if (equals == std::string::npos) {
+    if (!key.is_bool) throw UserError(where + ": key '" + name + "' needs a value (" + name + "=…)");
+    value.text = "true";
+  } else {
+    value.text = trim(argument.substr(equals + 1));
+    // Ultralytics accepts None in any case; an empty value means the same.
+    value.is_null = value.text.empty() || to_lower(value.text) == "none" ||
+                    to_lower(value.text) == "null";
+  }
+  key.assign(settings, value);
+}
+
+// Checks that involve more than one key, after every source has been applied.
+void validate(const Settings& settings) {
+  if (!(settings.fraction > 0.0)) {
+    throw UserError("key 'fraction' must be in (0, 1], got " + std::to_string(settings.fraction));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> normalize_overrides(const std::vector<std::string>& arguments) {
+  std::vector<std::string> merged;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    std::string argument = arguments[i];
+    // "key = value" and "key= value" and "key =value" arrive split by the shell.
+    if (i + 1 < arguments.size() && arguments[i + 1] == "=") {
+      argument += "=" + (i + 2 < arguments.size() ? arguments[i + 2] : std::string());
+      i += 2;
+    } else if (i + 1 < arguments.size() && !argument.empty() && argument.back() == '=') {
+      argument += arguments[++i];
+    } else if (i + 1 < arguments.size() && arguments[i + 1].size() > 1 &&
+               arguments[i + 1].front() == '=') {
+      argument += arguments[++i];
+    }
+    merged.push_back(argument);
+  }
+  return merged;
+}
+
+Settings load_settings(const std::optional<std::string>& config_path,
+                       const std::vector<std::string>& overrides) {
+  Settings settings;
+  if (config_path) apply_file(settings, *config_path);
+  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument);
+  validate(settings);
+  return settings;
+}
+
+std::string to_yaml(const Settings& settings) {
+  std::ostringstream out;
+  for (const auto& key : recipe_keys()) {
+    YAML::Emitter value;
+    value << key.show(settings);
+    out << key.name << ": " << value.c_str() << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace trainer

@@ -1,0 +1,23 @@
+// Recipe → Settings: a YAML file (optional) then `key=value` overrides, each value typed and
+// checked once. Errors are UserErrors naming the key and where it came from (file:line:column
+// or the override), with a did-you-mean suggestion for unknown keys.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+
+namespace trainer {
+
+// Ultralytics-style argument list: "key=value", "key = value" split over three arguments, or a
+// bare boolean key meaning true.
+std::vector<std::string> normalize_overrides(const std::vector<std::string>& arguments);
+
+Settings load_settings(const std::optional<std::string>& config_path,
+                       const std::vector<std::string>& overrides);
+
+// The resolved recipe as YAML, every key in table order; loading it gives the same Settings.
+std::string to_yaml(const Settings& settings);
+
+}  // namespace trainer

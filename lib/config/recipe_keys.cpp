@@ -1,0 +1,291 @@
+#include "config/recipe_keys.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer {
+namespace {
+
+[[noreturn]] void fail(const std::string& key, const RecipeValue& value, const std::string& expected) {
+  throw UserError(value.where + ": key '" + key + "' expects " + expected + ", got '" +
+                  (value.is_null ? std::string("none") : value.text) + "'");
+}
+
+std::string show_double(double value) {
+  std::ostringstream out;
+  out.precision(std::numeric_limits<double>::max_digits10 - 2);
+  out << value;
+  return out.str();
+}
+
+bool is_auto(const RecipeValue& value) { return !value.is_null && to_lower(value.text) == "auto"; }
+
+int64_t parse_int(const std::string& key, const RecipeValue& value, int64_t min, int64_t max) {
+  const std::string range = "an integer in [" + std::to_string(min) + ", " +
+                            (max == std::numeric_limits<int64_t>::max() ? std::string("inf")
+                                                                       : std::to_string(max)) +
+                            "]";
+  if (value.is_null || value.text.empty()) fail(key, value, range);
+  errno = 0;
+  char* end = nullptr;
+  const long long parsed = std::strtoll(value.text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || parsed < min || parsed > max) fail(key, value, range);
+  return parsed;
+}
+
+double parse_double(const std::string& key, const RecipeValue& value, double min, double max,
+                    bool max_inclusive = true) {
+  std::ostringstream range;
+  range << "a number in [" << min << ", " << max << (max_inclusive ? "]" : ")");
+  if (value.is_null || value.text.empty()) fail(key, value, range.str());
+  errno = 0;
+  char* end = nullptr;
+  const double parsed = std::strtod(value.text.c_str(), &end);
+  const bool in_range = parsed >= min && (max_inclusive ? parsed <= max : parsed < max);
+  if (errno != 0 || *end != '\0' || !std::isfinite(parsed) || !in_range) fail(key, value, range.str());
+  return parsed;
+}
+
+bool parse_bool(const std::string& key, const RecipeValue& value) {
+  const std::string lowered = to_lower(value.text);
+  if (!value.is_null && lowered == "true") return true;
+  if (!value.is_null && lowered == "false") return false;
+  fail(key, value, "true or false");
+}
+
+template <typename Enum>
+Enum parse_enum(const std::string& key, const RecipeValue& value,
+                const std::vector<std::pair<std::string, Enum>>& choices) {
+  const std::string lowered = value.is_null ? "none" : to_lower(value.text);
+  std::vector<std::string> names;
+  for (const auto& [name, choice] : choices) {
+    if (lowered == name) return choice;
+    names.push_back(name);
+  }
+  fail(key, value, "one of " + join(names, ", "));
+}
+
+std::string parse_string(const std::string& key, const RecipeValue& value, bool allow_empty) {
+  if (value.is_null || to_lower(value.text) == "none") {
+    if (allow_empty) return "";
+    fail(key, value, "a non-empty string");
+  }
+  if (value.text.empty() && !allow_empty) fail(key, value, "a non-empty string");
+  return value.text;
+}
+
+// Builders for the common key shapes, so each table row stays one line.
+using Assign = std::function<void(Settings&, const RecipeValue&)>;
+using Show = std::function<std::string(const Settings&)>;
+
+RecipeKey int_key(std::string name, int64_t Settings::*field, int64_t min,
+                  int64_t max = std::numeric_limits<int64_t>::max()) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) { s.*field = parse_int(name, v, min, max); },
+          [=](const Settings& s) { return std::to_string(s.*field); }};
+}
+
+RecipeKey optional_int_key(std::string name, std::optional<int64_t> Settings::*field, int64_t min,
+                           const std::string& unset_word) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) {
+            const bool unset = unset_word == "auto" ? is_auto(v) : (v.is_null || to_lower(v.text) == "none");
+            if (unset) {
+              (s.*field).reset();
+            } else {
+              s.*field = parse_int(name, RecipeValue{v.text, v.is_null, v.where}, min,
+                                   std::numeric_limits<int64_t>::max());
+            }
+          },
+          [=](const Settings& s) {
+            return (s.*field) ? std::to_string(*(s.*field)) : unset_word;
+          }};
+}
+
+RecipeKey double_key(std::string name, double Settings::*field, double min, double max,
+                     bool max_inclusive = true) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) {
+            s.*field = parse_double(name, v, min, max, max_inclusive);
+          },
+          [=](const Settings& s) { return show_double(s.*field); }};
+}
+
+RecipeKey bool_key(std::string name, bool Settings::*field) {
+  return {name, true, [=](Settings& s, const RecipeValue& v) { s.*field = parse_bool(name, v); },
+          [=](const Settings& s) { return std::string(s.*field ? "true" : "false"); }};
+}
+
+RecipeKey string_key(std::string name, std::string Settings::*field, bool allow_empty) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) { s.*field = parse_string(name, v, allow_empty); },
+          [=](const Settings& s) { return (s.*field).empty() ? std::string("none") : s.*field; }};
+}
+
+template <typename Enum>
+RecipeKey enum_key(std::string name, Enum Settings::*field,
+                   std::vector<std::pair<std::string, Enum>> choices) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) { s.*field = parse_enum(name, v, choices); },
+          [=](const Settings& s) { return std::string(to_string(s.*field)); }};
+}
+
+std::string parse_device(const std::string& key, const RecipeValue& value) {
+  const std::string lowered = to_lower(value.text);
+  if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda")) return lowered;
+  if (!value.is_null && lowered.rfind("cuda:", 0) == 0 && lowered.size() > 5 &&
+      lowered.find_first_not_of("0123456789", 5) == std::string::npos) {
+    return lowered;
+  }
+  fail(key, value, "auto, cpu, cuda or cuda:N");
+}
+
+std::vector<RecipeKey> build_table() {
+  std::vector<RecipeKey> keys;
+  keys.push_back(enum_key<TaskKind>("task", &Settings::task, {{"classify", TaskKind::classify}}));
+  keys.push_back(string_key("model", &Settings::model, false));
+  keys.push_back(string_key("data", &Settings::data, false));
+  keys.push_back(string_key("pretrained", &Settings::pretrained, true));
+  keys.push_back(enum_key<NormKind>("norm", &Settings::norm,
+                                    {{"bn", NormKind::batch},
+                                     {"gn", NormKind::group},
+                                     {"frozen_bn", NormKind::frozen_batch}}));
+
+  keys.push_back(int_key("epochs", &Settings::epochs, 1));
+  keys.push_back(int_key("batch", &Settings::batch, 1));
+  keys.push_back(optional_int_key("accumulate", &Settings::accumulate, 1, "auto"));
+  keys.push_back(int_key("nbs", &Settings::nbs, 1));
+  keys.push_back(optional_int_key("imgsz", &Settings::imgsz, 8, "auto"));
+  keys.push_back(double_key("fraction", &Settings::fraction, 0.0, 1.0));
+
+  keys.push_back(int_key("workers", &Settings::workers, 0, 64));
+  keys.push_back(int_key("prefetch", &Settings::prefetch, 1, 1024));
+  keys.push_back(double_key("fliplr", &Settings::fliplr, 0.0, 1.0));
+  keys.push_back(int_key("crop_pad", &Settings::crop_pad, 0, 1024));
+  keys.push_back(double_key("max_bad_fraction", &Settings::max_bad_fraction, 0.0, 1.0));
+
+  keys.push_back({"device", false,
+                  [](Settings& s, const RecipeValue& v) { s.device = parse_device("device", v); },
+                  [](const Settings& s) { return s.device; }});
+  keys.push_back(int_key("threads", &Settings::threads, 0, 1024));
+  keys.push_back(int_key("seed", &Settings::seed, 0));
+  keys.push_back(bool_key("deterministic", &Settings::deterministic));
+
+  keys.push_back(enum_key<OptimizerKind>("optimizer", &Settings::optimizer,
+                                         {{"auto", OptimizerKind::automatic},
+                                          {"sgd", OptimizerKind::sgd},
+                                          {"adamw", OptimizerKind::adamw}}));
+  keys.push_back(double_key("lr0", &Settings::lr0, 1e-12, 10.0));
+  keys.push_back(double_key("lrf", &Settings::lrf, 0.0, 1.0));
+  keys.push_back(double_key("momentum", &Settings::momentum, 0.0, 1.0, false));
+  keys.push_back(double_key("weight_decay", &Settings::weight_decay, 0.0, 1.0));
+  keys.push_back({"lr_scale", false,
+                  [](Settings& s, const RecipeValue& v) {
+                    const std::string lowered = v.is_null ? "none" : to_lower(v.text);
+                    if (lowered == "none") {
+                      s.lr_scale = LrScaleRule::none;
+                    } else if (lowered == "linear") {
+                      s.lr_scale = LrScaleRule::linear;
+                    } else if (lowered == "sqrt") {
+                      s.lr_scale = LrScaleRule::sqrt;
+                    } else {
+                      char* end = nullptr;
+                      const double factor = std::strtod(v.text.c_str(), &end);
+                      if (*end != '\0' || !(factor > 0.0) || !std::isfinite(factor)) {
+                        fail("lr_scale", v, "none, linear, sqrt or a positive factor per doubling");
+                      }
+                      s.lr_scale = LrScaleRule::factor;
+                      s.lr_scale_factor = factor;
+                    }
+                  },
+                  [](const Settings& s) { return lr_scale_text(s); }});
+  keys.push_back(int_key("lr_base_batch", &Settings::lr_base_batch, 1));
+  keys.push_back(enum_key<SchedulerKind>("scheduler", &Settings::scheduler,
+                                         {{"linear", SchedulerKind::linear},
+                                          {"cosine", SchedulerKind::cosine},
+                                          {"onecycle", SchedulerKind::onecycle},
+                                          {"constant", SchedulerKind::constant}}));
+  keys.push_back(double_key("warmup_epochs", &Settings::warmup_epochs, 0.0, 1e6));
+  keys.push_back(optional_int_key("warmup_updates", &Settings::warmup_updates, 0, "none"));
+  keys.push_back(double_key("warmup_momentum", &Settings::warmup_momentum, 0.0, 1.0, false));
+  keys.push_back(double_key("warmup_bias_lr", &Settings::warmup_bias_lr, 0.0, 10.0));
+  keys.push_back(double_key("grad_clip", &Settings::grad_clip, 0.0, 1e9));
+  keys.push_back({"amp", true,
+                  [](Settings& s, const RecipeValue& v) {
+                    const std::string lowered = to_lower(v.text);
+                    if (!v.is_null && lowered == "true") {
+                      s.amp = AmpMode::automatic;
+                    } else if (!v.is_null && lowered == "false") {
+                      s.amp = AmpMode::off;
+                    } else {
+                      s.amp = parse_enum<AmpMode>("amp", v,
+                                                  {{"auto", AmpMode::automatic},
+                                                   {"off", AmpMode::off},
+                                                   {"fp16", AmpMode::fp16},
+                                                   {"bf16", AmpMode::bf16}});
+                    }
+                  },
+                  [](const Settings& s) { return std::string(to_string(s.amp)); }});
+  keys.push_back(bool_key("ema", &Settings::ema));
+  keys.push_back(double_key("ema_decay", &Settings::ema_decay, 0.0, 1.0, false));
+  keys.push_back(double_key("ema_tau", &Settings::ema_tau, 1e-9, 1e12));
+  keys.push_back({"compile", true,
+                  [](Settings& s, const RecipeValue& v) {
+                    const std::string lowered = to_lower(v.text);
+                    if (!v.is_null && lowered == "true") {
+                      s.compile = CompileMode::standard;
+                    } else if (!v.is_null && lowered == "false") {
+                      s.compile = CompileMode::none;
+                    } else {
+                      s.compile = parse_enum<CompileMode>(
+                          "compile", v,
+                          {{"none", CompileMode::none},
+                           {"default", CompileMode::standard},
+                           {"reduce-overhead", CompileMode::reduce_overhead},
+                           {"max-autotune", CompileMode::max_autotune}});
+                    }
+                  },
+                  [](const Settings& s) { return std::string(to_string(s.compile)); }});
+
+  keys.push_back(string_key("project", &Settings::project, false));
+  keys.push_back(string_key("name", &Settings::name, false));
+  keys.push_back(bool_key("exist_ok", &Settings::exist_ok));
+  keys.push_back({"save_period", false,
+                  [](Settings& s, const RecipeValue& v) {
+                    s.save_period = parse_int("save_period", v, -1, std::numeric_limits<int64_t>::max());
+                    if (s.save_period == 0) fail("save_period", v, "-1 (off) or a positive integer");
+                  },
+                  [](const Settings& s) { return std::to_string(s.save_period); }});
+  keys.push_back(int_key("patience", &Settings::patience, 1));
+  keys.push_back(bool_key("val", &Settings::val));
+  keys.push_back(bool_key("plots", &Settings::plots));
+  return keys;
+}
+
+}  // namespace
+
+const std::vector<RecipeKey>& recipe_keys() {
+  static const std::vector<RecipeKey> table = build_table();
+  return table;
+}
+
+const RecipeKey* find_recipe_key(const std::string& name) {
+  for (const auto& key : recipe_keys()) {
+    if (key.name == name) return &key;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> recipe_key_names() {
+  std::vector<std::string> names;
+  for (const auto& key : recipe_keys()) names.push_back(key.name);
+  return names;
+}
+
+}  // namespace trainer

@@ -1,0 +1,156 @@
+#include "engine/training_plan.h"
+
+#include <torch/cuda.h>
+
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+double scaled_lr(const Settings& settings, int64_t effective_batch) {
+  const double ratio = static_cast<double>(effective_batch) / static_cast<double>(settings.lr_base_batch);
+  switch (settings.lr_scale) {
+    case LrScaleRule::none: return settings.lr0;
+    case LrScaleRule::linear: return settings.lr0 * ratio;
+    case LrScaleRule::sqrt: return settings.lr0 * std::sqrt(ratio);
+    case LrScaleRule::factor: return settings.lr0 * std::pow(settings.lr_scale_factor, std::log2(ratio));
+  }
+  return settings.lr0;
+}
+
+std::string format_double(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+c10::Device resolve_device(const std::string& device) {
+  if (device == "auto") return torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (device == "cpu") return c10::Device(c10::kCPU);
+  if (!torch::cuda::is_available()) {
+    throw UserError("device=" + device + " was asked for, but this build or machine has no CUDA device");
+  }
+  const c10::Device resolved(device == "cuda" ? std::string("cuda:0") : device);
+  if (resolved.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
+    throw UserError("device=" + device + ": only " + std::to_string(torch::cuda::device_count()) +
+                    " CUDA device(s) present");
+  }
+  return resolved;
+}
+
+int64_t resolve_threads(int64_t threads) {
+  if (threads > 0) return threads;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+}
+
+TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t classes,
+                       int64_t world_size) {
+  if (train_samples <= 0) throw UserError("the training split of '" + settings.data + "' is empty");
+  TrainingPlan plan;
+  plan.micro_batch = settings.batch;
+  plan.accumulate = settings.accumulate.value_or(
+      std::max<int64_t>(std::llround(static_cast<double>(settings.nbs) / static_cast<double>(settings.batch)), 1));
+  plan.world_size = world_size;
+  plan.effective_batch = plan.micro_batch * plan.accumulate * plan.world_size;
+  plan.train_samples = train_samples;
+  plan.micro_batches_per_epoch = ceil_div(ceil_div(train_samples, world_size), plan.micro_batch);
+  plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
+  plan.epochs = settings.epochs;
+  plan.total_updates = plan.updates_per_epoch * plan.epochs;
+  plan.warmup_updates = settings.warmup_updates.value_or(
+      std::llround(settings.warmup_epochs * static_cast<double>(plan.updates_per_epoch)));
+
+  plan.optimizer = settings.optimizer;
+  plan.lr = scaled_lr(settings, plan.effective_batch);
+  if (plan.optimizer == OptimizerKind::automatic) {
+    // Ultralytics' rule: AdamW at a class-count-dependent LR for short runs, else SGD at 0.01.
+    if (plan.total_updates > 10000) {
+      plan.optimizer = OptimizerKind::sgd;
+      plan.lr = 0.01;
+    } else {
+      plan.optimizer = OptimizerKind::adamw;
+      plan.lr = std::round(0.002 * 5.0 / (4.0 + static_cast<double>(classes)) * 1e6) / 1e6;
+    }
+  }
+  plan.weight_decay = settings.weight_decay * static_cast<double>(plan.effective_batch) /
+                      static_cast<double>(settings.nbs);
+
+  plan.device = resolve_device(settings.device);
+  const bool cuda = plan.device.is_cuda();
+  switch (settings.amp) {
+    case AmpMode::off: break;
+    case AmpMode::automatic:
+      // bf16 autocast on CPU is slower than fp32 without native bf16 units, so auto means fp32.
+      if (cuda) plan.amp_dtype = at::kHalf;
+      break;
+    case AmpMode::fp16:
+      if (!cuda) {
+        throw UserError("amp=fp16 needs a CUDA device (LibTorch's CPU autocast supports bf16 only); "
+                        "use amp=bf16 or amp=off on " + plan.device.str());
+      }
+      plan.amp_dtype = at::kHalf;
+      break;
+    case AmpMode::bf16: plan.amp_dtype = at::kBFloat16; break;
+  }
+  plan.loss_scaling = plan.amp_dtype == at::kHalf;
+  plan.compile = settings.compile;
+  plan.threads = resolve_threads(settings.threads);
+  return plan;
+}
+
+int64_t TrainingPlan::group_first(int64_t update_in_epoch) const { return update_in_epoch * accumulate; }
+
+int64_t TrainingPlan::group_size(int64_t update_in_epoch) const {
+  return std::min(accumulate, micro_batches_per_epoch - group_first(update_in_epoch));
+}
+
+int64_t TrainingPlan::micro_batch_samples(int64_t micro_batch_index) const {
+  const int64_t rank_samples = ceil_div(train_samples, world_size);
+  return std::min(micro_batch, rank_samples - micro_batch_index * micro_batch);
+}
+
+int64_t TrainingPlan::group_samples(int64_t update_in_epoch) const {
+  int64_t samples = 0;
+  const int64_t first = group_first(update_in_epoch);
+  for (int64_t i = first; i < first + group_size(update_in_epoch); ++i) samples += micro_batch_samples(i);
+  return samples;
+}
+
+std::string amp_text(const TrainingPlan& plan) {
+  if (!plan.amp_dtype) return "off (fp32)";
+  return *plan.amp_dtype == at::kHalf ? "fp16 + dynamic loss scaling" : "bf16";
+}
+
+std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& plan) {
+  const int64_t last_group = plan.micro_batches_per_epoch % plan.accumulate;
+  return {
+      {"micro-batch", std::to_string(plan.micro_batch)},
+      {"accumulate", std::to_string(plan.accumulate)},
+      {"world size", std::to_string(plan.world_size)},
+      {"effective batch", std::to_string(plan.effective_batch)},
+      {"training samples", std::to_string(plan.train_samples)},
+      {"micro-batches / epoch", std::to_string(plan.micro_batches_per_epoch)},
+      {"updates / epoch", std::to_string(plan.updates_per_epoch) +
+                              (last_group ? " (last group: " + std::to_string(last_group) + " micro-batches)" : "")},
+      {"epochs", std::to_string(plan.epochs)},
+      {"total updates", std::to_string(plan.total_updates)},
+      {"optimizer", to_string(plan.optimizer)},
+      {"lr (after scaling)", format_double(plan.lr)},
+      {"weight decay (scaled)", format_double(plan.weight_decay)},
+      {"warmup updates", std::to_string(plan.warmup_updates)},
+      {"amp", amp_text(plan)},
+      {"compile", to_string(plan.compile)},
+      {"device", plan.device.str()},
+      {"threads", std::to_string(plan.threads)},
+  };
+}
+
+}  // namespace trainer

@@ -1,0 +1,130 @@
+// Recipes and overrides are parsed once into Settings; every mistake names its key and source.
+#include <catch2/catch.hpp>
+
+#include "config/recipe.h"
+#include "config/recipe_keys.h"
+#include "test_helpers.h"
+#include "util/error.h"
+
+using namespace trainer;
+using trainer::testing::TempDir;
+using trainer::testing::write_text;
+
+namespace {
+
+std::string error_of(const std::optional<std::string>& file, const std::vector<std::string>& overrides) {
+  try {
+    load_settings(file, overrides);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("defaults load without a file", "[config]") {
+  const Settings settings = load_settings(std::nullopt, {});
+  CHECK(settings.task == TaskKind::classify);
+  CHECK(settings.model == "resnet18");
+  CHECK_FALSE(settings.accumulate.has_value());
+}
+
+TEST_CASE("a recipe file sets keys and overrides win", "[config]") {
+  TempDir dir("recipe");
+  write_text(dir / "r.yaml", "model: resnet34\nbatch: 8\naccumulate: 4\nlr0: 0.002\namp: bf16\n");
+  const Settings settings = load_settings((dir / "r.yaml").string(), {"batch=16", "accumulate=auto"});
+  CHECK(settings.model == "resnet34");
+  CHECK(settings.batch == 16);
+  CHECK_FALSE(settings.accumulate.has_value());
+  CHECK(settings.lr0 == Approx(0.002));
+  CHECK(settings.amp == AmpMode::bf16);
+}
+
+TEST_CASE("overrides follow Ultralytics' spelling rules", "[config]") {
+  SECTION("true/false/none in any case, bare bool keys mean true") {
+    const Settings settings = load_settings(std::nullopt, {"ema=FALSE", "exist_ok", "pretrained=None", "val=True"});
+    CHECK_FALSE(settings.ema);
+    CHECK(settings.exist_ok);
+    CHECK(settings.pretrained.empty());
+    CHECK(settings.val);
+  }
+  SECTION("spaces around = arrive as separate arguments") {
+    CHECK(normalize_overrides({"batch", "=", "8", "epochs=", "3", "lr0", "=0.1"}) ==
+          std::vector<std::string>{"batch=8", "epochs=3", "lr0=0.1"});
+    const Settings settings = load_settings(std::nullopt, {"batch", "=", "8"});
+    CHECK(settings.batch == 8);
+  }
+  SECTION("amp and compile take booleans too") {
+    CHECK(load_settings(std::nullopt, {"amp=false"}).amp == AmpMode::off);
+    CHECK(load_settings(std::nullopt, {"amp"}).amp == AmpMode::automatic);
+    CHECK(load_settings(std::nullopt, {"compile"}).compile == CompileMode::standard);
+    CHECK(load_settings(std::nullopt, {"compile=reduce-overhead"}).compile == CompileMode::reduce_overhead);
+  }
+  SECTION("lr_scale takes a rule or a factor") {
+    const Settings settings = load_settings(std::nullopt, {"lr_scale=1.4"});
+    CHECK(settings.lr_scale == LrScaleRule::factor);
+    CHECK(settings.lr_scale_factor == Approx(1.4));
+    CHECK(load_settings(std::nullopt, {"lr_scale=sqrt"}).lr_scale == LrScaleRule::sqrt);
+  }
+}
+
+TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
+  CHECK_THAT(error_of(std::nullopt, {"epoch=3"}),
+             Catch::Contains("unknown key 'epoch'") && Catch::Contains("did you mean 'epochs'"));
+  TempDir dir("unknown");
+  write_text(dir / "r.yaml", "batch: 8\nacumulate: 2\n");
+  CHECK_THAT(error_of((dir / "r.yaml").string(), {}),
+             Catch::Contains("r.yaml:2:1") && Catch::Contains("did you mean 'accumulate'"));
+}
+
+TEST_CASE("wrong types and ranges name the key, the value and the place", "[config]") {
+  TempDir dir("types");
+  write_text(dir / "r.yaml", "epochs: 3\nbatch: eight\n");
+  CHECK_THAT(error_of((dir / "r.yaml").string(), {}),
+             Catch::Contains("r.yaml:2:8") && Catch::Contains("'batch'") && Catch::Contains("'eight'"));
+  CHECK_THAT(error_of(std::nullopt, {"batch=0"}),
+             Catch::Contains("override 'batch=0'") && Catch::Contains("[1, inf]"));
+  CHECK_THAT(error_of(std::nullopt, {"fliplr=1.5"}), Catch::Contains("'fliplr'"));
+  CHECK_THAT(error_of(std::nullopt, {"momentum=1"}), Catch::Contains("'momentum'"));
+  CHECK_THAT(error_of(std::nullopt, {"ema=yes"}), Catch::Contains("true or false"));
+  CHECK_THAT(error_of(std::nullopt, {"optimizer=adam"}), Catch::Contains("sgd, adamw"));
+  CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
+  CHECK_THAT(error_of(std::nullopt, {"accumulate=0"}), Catch::Contains("'accumulate'"));
+  CHECK_THAT(error_of(std::nullopt, {"fraction=0"}), Catch::Contains("'fraction'"));
+  CHECK_THAT(error_of(std::nullopt, {"save_period=0"}), Catch::Contains("'save_period'"));
+  CHECK_THAT(error_of(std::nullopt, {"lr_scale=fast"}), Catch::Contains("'lr_scale'"));
+  CHECK_THAT(error_of(std::nullopt, {"batch"}), Catch::Contains("needs a value"));
+  CHECK_THAT(error_of(std::nullopt, {"lr0=nan"}), Catch::Contains("'lr0'"));
+}
+
+TEST_CASE("malformed or missing recipe files are clear errors", "[config]") {
+  TempDir dir("malformed");
+  CHECK_THAT(error_of((dir / "missing.yaml").string(), {}), Catch::Contains("not found"));
+  write_text(dir / "list.yaml", "- a\n- b\n");
+  CHECK_THAT(error_of((dir / "list.yaml").string(), {}), Catch::Contains("mapping"));
+  write_text(dir / "bad.yaml", "batch: [1, 2\n");
+  CHECK_THAT(error_of((dir / "bad.yaml").string(), {}), Catch::Contains("invalid YAML"));
+  write_text(dir / "nested.yaml", "batch:\n  a: 1\n");
+  CHECK_THAT(error_of((dir / "nested.yaml").string(), {}), Catch::Contains("single value"));
+}
+
+TEST_CASE("the resolved recipe loads back to the same settings", "[config]") {
+  TempDir dir("roundtrip");
+  const Settings original = load_settings(std::nullopt, {"batch=8", "accumulate=4", "lr_scale=1.3",
+                                                          "amp=bf16", "warmup_updates=7", "lr0=0.00123"});
+  write_text(dir / "args.yaml", to_yaml(original));
+  const Settings reloaded = load_settings((dir / "args.yaml").string(), {});
+  CHECK(to_yaml(reloaded) == to_yaml(original));
+  CHECK(reloaded.warmup_updates == 7);
+  CHECK(reloaded.accumulate == 4);
+}
+
+TEST_CASE("every recipe key is documented in docs/recipe-keys.md", "[config]") {
+  const std::string docs = trainer::testing::read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/recipe-keys.md");
+  REQUIRE_FALSE(docs.empty());
+  for (const auto& name : recipe_key_names()) {
+    INFO(name);
+    CHECK(docs.find("`" + name + "`") != std::string::npos);
+  }
+}
