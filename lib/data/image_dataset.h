@@ -1,0 +1,36 @@
+// The classification source interface: what the collate step needs from any labelled image set,
+// whether it lives in memory (IDX) or on disk (ImageFolder).
+#pragma once
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+enum class Split { train, val };
+
+// Per-channel statistics of the dataset's pixels scaled to [0, 1].
+struct Normalization {
+  std::vector<double> mean, std;
+};
+
+// Loader threads call the const methods concurrently, so implementations keep them thread-safe.
+class ImageDataset {
+ public:
+  virtual ~ImageDataset() = default;
+
+  virtual size_t size() const = 0;
+  // uint8 with exactly channels() channels (RGB order when 3), at the file's own size.
+  // Throws UserError naming the file when it cannot be read.
+  virtual cv::Mat image(size_t i) const = 0;
+  virtual int64_t label(size_t i) const = 0;
+  virtual const std::vector<std::string>& class_names() const = 0;
+  virtual int64_t channels() const = 0;
+  // The side images are trained at when the recipe leaves imgsz unset.
+  virtual int64_t native_size() const = 0;
+  virtual Normalization normalization() const = 0;
+};
+
+}  // namespace trainer

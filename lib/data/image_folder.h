@@ -1,0 +1,44 @@
+// An ImageFolder tree on disk: root/{train,val}/<class>/*.{png,jpg,jpeg,bmp}. Every file is
+// decoded once up front, so a corrupt file costs a warning at start-up instead of a crash hours
+// into training.
+#pragma once
+#include "data/image_dataset.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+class ImageFolder : public ImageDataset {
+ public:
+  // Classes are the sorted subfolder names, which must be the same under train/ and val/.
+  // Unreadable files are skipped with a warning each; throws UserError when their share of the
+  // split exceeds max_bad_fraction or no readable image is left.
+  ImageFolder(const std::string& root, Split split, double max_bad_fraction,
+              int64_t native_size = 224);
+
+  size_t size() const override { return samples_.size(); }
+  cv::Mat image(size_t i) const override;
+  int64_t label(size_t i) const override { return samples_.at(i).label; }
+  const std::vector<std::string>& class_names() const override { return classes_; }
+  // 1 when every image is grey, else 3 with grey images expanded.
+  int64_t channels() const override { return channels_; }
+  int64_t native_size() const override { return native_size_; }
+  // ImageNet statistics for colour; 0.5/0.5 for grey, where no standard statistics exist.
+  Normalization normalization() const override;
+  size_t skipped() const { return skipped_; }
+
+ private:
+  struct Sample {
+    std::string path;
+    int64_t label;
+  };
+  std::vector<Sample> samples_;
+  std::vector<std::string> classes_;
+  int64_t channels_ = 3;
+  int64_t native_size_;
+  size_t skipped_ = 0;
+};
+
+}  // namespace trainer

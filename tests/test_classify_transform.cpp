@@ -1,0 +1,113 @@
+// The classification collate: shapes, dtypes and exact normalisation, resizing, and augmentation
+// that depends on (seed, epoch, sample) only, never on which worker ran it.
+#include <catch2/catch.hpp>
+
+#include "data/classify_transform.h"
+#include "data/loader.h"
+#include "data/sampler.h"
+
+using namespace trainer;
+
+namespace {
+
+// Images whose pixel (y, x, c) = 10 * (y * side + x) + c (mod 256): every position tells apart.
+class PatternDataset : public ImageDataset {
+ public:
+  PatternDataset(int64_t count, int64_t side, int64_t channels)
+      : count_(count), side_(side), channels_(channels) {}
+  size_t size() const override { return size_t(count_); }
+  cv::Mat image(size_t i) const override {
+    cv::Mat image(static_cast<int>(side_), static_cast<int>(side_), CV_8UC(static_cast<int>(channels_)));
+    for (int y = 0; y < side_; ++y)
+      for (int x = 0; x < side_; ++x)
+        for (int c = 0; c < channels_; ++c)
+          image.ptr<uint8_t>(y)[x * channels_ + c] = uint8_t(10 * (y * side_ + x) + c + int64_t(i));
+    return image;
+  }
+  int64_t label(size_t i) const override { return int64_t(i % 3); }
+  const std::vector<std::string>& class_names() const override { return names_; }
+  int64_t channels() const override { return channels_; }
+  int64_t native_size() const override { return side_; }
+  Normalization normalization() const override { return {{0.5, 0.25, 0.0}, {0.5, 0.25, 1.0}}; }
+
+ private:
+  int64_t count_, side_, channels_;
+  std::vector<std::string> names_{"a", "b", "c"};
+};
+
+std::vector<torch::Tensor> inputs_of(Loader& loader) {
+  std::vector<torch::Tensor> inputs;
+  while (auto batch = loader.next()) inputs.push_back(batch->input);
+  return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("classify collate stacks normalised float CHW batches with int64 targets", "[data]") {
+  PatternDataset data(5, 6, 3);
+  const auto norm = data.normalization();
+  const auto collate = make_classify_collate(data, {6, 4, 0.5, false}, norm, 0);
+  const Batch batch = collate({4, 1}, 0);
+  CHECK(batch.size == 2);
+  CHECK(batch.input.sizes() == torch::IntArrayRef{2, 3, 6, 6});
+  CHECK(batch.input.dtype() == torch::kFloat32);
+  CHECK(batch.target.dtype() == torch::kInt64);
+  CHECK(batch.target[0].item<int64_t>() == 1);
+  CHECK(batch.target[1].item<int64_t>() == 1);
+  // Sample 4, channel 1, pixel (2, 3): raw value 10 * 15 + 1 + 4 = 155.
+  CHECK(batch.input[0][1][2][3].item<float>() == Approx((155 / 255.0 - 0.25) / 0.25));
+  const auto expected = torch::from_blob(data.image(1).data, {6, 6, 3}, torch::kUInt8)
+                            .permute({2, 0, 1}).to(torch::kFloat32).div(255)
+                            .sub(torch::tensor({0.5, 0.25, 0.0}).view({3, 1, 1}))
+                            .div(torch::tensor({0.5, 0.25, 1.0}).view({3, 1, 1}));
+  CHECK(torch::allclose(batch.input[1], expected.to(torch::kFloat32), 1e-5, 1e-6));
+}
+
+TEST_CASE("classify collate resizes images whose native size differs from imgsz", "[data]") {
+  PatternDataset data(2, 8, 1);
+  const auto collate = make_classify_collate(data, {16, 4, 0.5, false}, {{0.0}, {1.0}}, 0);
+  const Batch batch = collate({0, 1}, 0);
+  CHECK(batch.input.sizes() == torch::IntArrayRef{2, 1, 16, 16});
+  // Bilinear keeps the mean brightness of a smooth ramp close to the original's.
+  const double original = cv::mean(data.image(0))[0] / 255.0;
+  CHECK(batch.input[0].mean().item<double>() == Approx(original).epsilon(0.05));
+}
+
+TEST_CASE("train augmentation flips and pads with black", "[data]") {
+  PatternDataset data(1, 5, 1);
+  const Normalization identity{{0.0}, {1.0}};
+  const auto flipped = make_classify_collate(data, {5, 0, 1.0, true}, identity, 0)({0}, 0).input[0][0];
+  const auto plain = make_classify_collate(data, {5, 0, 0.5, false}, identity, 0)({0}, 0).input[0][0];
+  CHECK(torch::equal(flipped, plain.flip({1})));
+
+  // With a 2-pixel pad, some seed shifts the crop; the uncovered border must be 0 (black).
+  bool saw_shift = false;
+  for (uint64_t seed = 0; seed < 20 && !saw_shift; ++seed) {
+    const auto shifted = make_classify_collate(data, {5, 2, 0.0, true}, identity, seed)({0}, 0).input[0][0];
+    if (torch::equal(shifted, plain)) continue;
+    saw_shift = true;
+    CHECK(shifted.eq(0).any().item<bool>());
+    CHECK(shifted.ge(0).all().item<bool>());
+  }
+  CHECK(saw_shift);
+}
+
+TEST_CASE("train augmentation is identical for any worker count and changes per epoch", "[data]") {
+  PatternDataset data(40, 12, 3);
+  const auto collate = make_classify_collate(data, {12, 3, 0.5, true}, data.normalization(), 11);
+  const auto batches = make_batches(epoch_order(subset_indices(40, 1.0, 0), 11, 0, true), 8, false);
+  std::vector<std::vector<torch::Tensor>> runs;
+  for (const int64_t workers : {0, 1, 3}) {
+    Loader loader(collate, workers, 2);
+    loader.start_epoch(batches, 0);
+    runs.push_back(inputs_of(loader));
+  }
+  REQUIRE(runs[0].size() == 5);
+  for (size_t b = 0; b < runs[0].size(); ++b) {
+    CHECK(torch::equal(runs[1][b], runs[0][b]));
+    CHECK(torch::equal(runs[2][b], runs[0][b]));
+  }
+  Loader loader(collate, 2, 2);
+  loader.start_epoch(batches, 1);
+  CHECK_FALSE(torch::equal(loader.next()->input, runs[0][0]));
+}
