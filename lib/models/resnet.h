@@ -1,0 +1,57 @@
+// ResNet 18/34/50 (v1.5: the stride sits on the bottleneck's 3x3) with torchvision's module names,
+// shapes and initialisation, so torchvision state dicts load strictly and give the same logits.
+#pragma once
+#include <torch/nn/cloneable.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/any.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/pooling.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+
+namespace trainer {
+
+struct ResNetOptions {
+  TORCH_ARG(int64_t, depth) = 18;       ///< 18 | 34 | 50
+  TORCH_ARG(int64_t, in_channels) = 3;  ///< input image channels, >= 1
+  TORCH_ARG(int64_t, classes) = 1000;   ///< logits per image, >= 1
+  TORCH_ARG(NormKind, norm) = NormKind::batch;
+};
+
+class ResNetImpl : public torch::nn::Cloneable<ResNetImpl> {
+ public:
+  explicit ResNetImpl(const ResNetOptions& options = {});
+
+  void reset() override;
+  // [N, in_channels, H, W] -> [N, classes]; any H, W >= 1 (global average pooling).
+  torch::Tensor forward(const torch::Tensor& input);
+
+  ResNetOptions options;
+  torch::nn::Conv2d conv1{nullptr};
+  torch::nn::AnyModule bn1;
+  torch::nn::ReLU relu{nullptr};
+  torch::nn::MaxPool2d maxpool{nullptr};
+  torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
+  torch::nn::AdaptiveAvgPool2d avgpool{nullptr};
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(ResNet);
+
+// The model names make_resnet accepts, for help texts and did-you-mean suggestions.
+const std::vector<std::string>& resnet_names();
+
+// `name` is "resnet18", "resnet34" or "resnet50"; anything else throws UserError.
+ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm);
+
+// True when `module` or a descendant normalises with batch statistics (BatchNorm1d/2d/3d), so
+// small micro-batches hurt it. FrozenBatchNorm2d does not count: it uses running statistics.
+bool has_batch_norm(const torch::nn::Module& module);
+
+}  // namespace trainer
