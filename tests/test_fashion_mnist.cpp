@@ -5,7 +5,7 @@
 #include "data/fashion_mnist.h"
 #include "data/open_dataset.h"
 #include "idx_files.h"
-#include "temp_dir.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;

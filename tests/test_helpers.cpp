@@ -1,21 +1,22 @@
 #include "test_helpers.h"
 
+#include <catch2/catch.hpp>
+
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <random>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 namespace trainer::testing {
 
 TempDir::TempDir(const std::string& tag) {
-  std::random_device device;
-  path_ = std::filesystem::temp_directory_path() /
-          ("trainer-test-" + tag + "-" + std::to_string(device()));
-  std::filesystem::create_directories(path_);
+  std::string pattern = (std::filesystem::temp_directory_path() / ("trainer-test-" + tag + "-XXXXXX")).string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
+  path_ = pattern;
 }
 
 TempDir::~TempDir() {
@@ -50,6 +51,13 @@ CommandResult run_command(const std::string& command) {
 
 CommandResult run_trainer(const std::string& arguments) {
   return run_command(std::string(TRAINER_BINARY) + " " + arguments);
+}
+
+void run_python(const std::string& script, const std::string& arguments) {
+  const CommandResult result =
+      run_command("/usr/bin/python3 '" TRAINER_SOURCE_DIR "/scripts/python/" + script + "' " + arguments);
+  INFO(script << " " << arguments << "\n" << result.output);
+  REQUIRE(result.exit_code == 0);
 }
 
 }  // namespace trainer::testing

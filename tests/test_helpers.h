@@ -5,13 +5,16 @@
 
 namespace trainer::testing {
 
-// A fresh, empty folder under the system temp dir, removed when the object dies.
+// A fresh, empty folder under the system temp dir, removed with its contents when the object dies.
 class TempDir {
  public:
-  explicit TempDir(const std::string& tag);
+  explicit TempDir(const std::string& tag = "tmp");
   ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
 
  private:
   std::filesystem::path path_;
@@ -28,5 +31,10 @@ struct CommandResult {
 CommandResult run_command(const std::string& command);
 // Runs the trainer binary built with the tests.
 CommandResult run_trainer(const std::string& arguments);
+
+// Tests that compare against PyTorch run scripts/python/<script> with the system interpreter
+// (torch 1.13, torchvision 0.14); fails the test unless it exits 0.
+void run_python(const std::string& script, const std::string& arguments);
+inline std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 }  // namespace trainer::testing

@@ -10,7 +10,7 @@
 #include "data/image_folder.h"
 #include "data/open_dataset.h"
 #include "idx_files.h"
-#include "temp_dir.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;

@@ -5,7 +5,7 @@
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "models/resnet.h"
-#include "python_support.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "io/tensor_archive.h"
-#include "python_support.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;

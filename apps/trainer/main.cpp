@@ -1,1 +1,68 @@
-int main() { return 0; }
+// trainer: train vision models from YAML recipes on LibTorch.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <c10/util/Exception.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "util/error.h"
+
+namespace {
+
+// Exit codes: 0 success, 1 a check failed (smoke), 2 a user error (recipe, data, files),
+// 3 an internal error (a bug: please report it).
+constexpr int kUserError = 2;
+constexpr int kInternalError = 3;
+
+void add_common(CLI::App* command, trainer::app::CommonOptions& options) {
+  command->add_option("-c,--config", options.config, "recipe YAML file");
+  command->add_flag("-q,--quiet", options.quiet, "no progress output");
+  command->allow_extras();
+  command->footer("Recipe keys are given as key=value after the options; `trainer keys` lists them.");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainer: train vision models from YAML recipes on LibTorch"};
+  app.require_subcommand(1);
+  trainer::app::CommonOptions options;
+  std::string weights;
+
+  CLI::App* train = app.add_subcommand("train", "train a model from a recipe");
+  CLI::App* val = app.add_subcommand("val", "validate a checkpoint on its recipe's val split");
+  CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
+  CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
+  CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
+  for (CLI::App* command : {train, val, plan, smoke, keys}) add_common(command, options);
+  val->add_option("-w,--weights", weights, "checkpoint to validate")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  for (CLI::App* command : {train, val, plan, smoke, keys}) {
+    if (command->parsed()) options.overrides = command->remaining();
+  }
+
+  try {
+    if (train->parsed()) return trainer::app::run_train(options);
+    if (val->parsed()) return trainer::app::run_val(options, weights);
+    if (plan->parsed()) return trainer::app::run_plan(options);
+    if (smoke->parsed()) return trainer::app::run_smoke(options);
+    if (keys->parsed()) return trainer::app::run_keys(options);
+  } catch (const trainer::UserError& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return kUserError;
+  } catch (const c10::Error& error) {
+    std::fprintf(stderr, "internal error (LibTorch): %s\n", error.what_without_backtrace());
+    return kInternalError;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "internal error: %s\n", error.what());
+    return kInternalError;
+  }
+  return kInternalError;
+}

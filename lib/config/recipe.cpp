@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "config/recipe_keys.h"
@@ -20,13 +21,11 @@ const RecipeKey& require_key(const std::string& name, const std::string& where) 
   throw UserError(message + "; `trainer keys` lists every key");
 }
 
-void apply_file(Settings& settings, const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw UserError("recipe file not found: " + path);
-  }
+// `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
+void apply_yaml(Settings& settings, const std::string& text, const std::string& path) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& error) {
     throw UserError(path + ":" + std::to_string(error.mark.line + 1) + ":" +
                     std::to_string(error.mark.column + 1) + ": invalid YAML: " + error.msg);
@@ -51,6 +50,14 @@ void apply_file(Settings& settings, const std::string& path) {
                   std::to_string(value_mark.column + 1);
     key.assign(settings, value);
   }
+}
+
+void apply_file(Settings& settings, const std::string& path) {
+  std::ifstream in(path);
+  if (!std::filesystem::is_regular_file(path) || !in) throw UserError("recipe file not found: " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  apply_yaml(settings, text.str(), path);
 }
 
 void apply_override(Settings& settings, const std::string& argument) {
@@ -104,6 +111,15 @@ Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides) {
   Settings settings;
   if (config_path) apply_file(settings, *config_path);
+  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument);
+  validate(settings);
+  return settings;
+}
+
+Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
+                                 const std::vector<std::string>& overrides) {
+  Settings settings;
+  apply_yaml(settings, yaml, origin);
   for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument);
   validate(settings);
   return settings;

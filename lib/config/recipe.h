@@ -17,6 +17,10 @@ std::vector<std::string> normalize_overrides(const std::vector<std::string>& arg
 Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides);
 
+// A recipe held as text (e.g. inside a checkpoint); `origin` names it in error messages.
+Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
+                                 const std::vector<std::string>& overrides);
+
 // The resolved recipe as YAML, every key in table order; loading it gives the same Settings.
 std::string to_yaml(const Settings& settings);
 

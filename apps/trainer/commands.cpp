@@ -1,0 +1,116 @@
+#include "commands.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "config/recipe.h"
+#include "config/recipe_keys.h"
+#include "engine/smoke.h"
+#include "engine/trainer.h"
+#include "io/checkpoint.h"
+#include "io/progress.h"
+#include "io/results_csv.h"
+#include "io/results_plot.h"
+#include "io/run_folder.h"
+#include "io/state_dict.h"
+#include "tasks/task_factory.h"
+#include "util/error.h"
+
+namespace trainer::app {
+namespace {
+
+Settings settings_of(const CommonOptions& options) {
+  Settings settings = load_settings(options.config, options.overrides);
+  configure_runtime(settings);
+  if (options.quiet) spdlog::set_level(spdlog::level::warn);
+  return settings;
+}
+
+void print_rows(const std::vector<std::pair<std::string, std::string>>& rows) {
+  size_t width = 0;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  for (const auto& [name, value] : rows) std::printf("  %-*s  %s\n", static_cast<int>(width), name.c_str(), value.c_str());
+}
+
+void print_metrics(const std::vector<std::pair<std::string, double>>& metrics) {
+  for (const auto& [name, value] : metrics) std::printf("  %s: %.4f\n", name.c_str(), value);
+}
+
+}  // namespace
+
+int run_train(const CommonOptions& options) {
+  const Settings settings = settings_of(options);
+  auto task = make_task(settings);
+  const auto folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
+  {
+    std::ofstream args(folder / "args.yaml");
+    args << to_yaml(settings);
+    if (!args) throw UserError("cannot write " + (folder / "args.yaml").string());
+  }
+  Trainer trainer(settings, *task, folder);
+  ConsoleProgress progress(ConsoleProgress::detect_style(options.quiet));
+  ResultsCsv csv(folder / "results.csv");
+  ResultsPlot plot(folder / "results.png");
+  trainer.add_observer(progress);
+  trainer.add_observer(csv);
+  if (settings.plots) trainer.add_observer(plot);
+  const TrainingSummary summary = trainer.fit();
+  std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
+              static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
+              folder.string().c_str());
+  std::printf("final validation (epoch %lld):\n", static_cast<long long>(summary.epochs_run));
+  print_metrics(summary.last_metrics);
+  std::printf("best fitness %.4f at epoch %lld: %s\n", summary.best_fitness, static_cast<long long>(summary.best_epoch),
+              summary.best_weights.string().c_str());
+  return 0;
+}
+
+int run_val(const CommonOptions& options, const std::string& weights) {
+  const Checkpoint checkpoint = load_checkpoint(weights);
+  std::vector<std::string> overrides = options.overrides;
+  overrides.insert(overrides.begin(), "pretrained=none");
+  Settings settings = options.config ? load_settings(options.config, overrides)
+                                     : load_settings_from_yaml(checkpoint.recipe, weights + ":recipe", overrides);
+  configure_runtime(settings);
+  auto task = make_task(settings, false);
+  load_state_dict(task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
+  const torch::Device device = resolve_device(settings.device);
+  task->model().to(device);
+  const Metrics metrics = task->validate(device);
+  std::printf("%s (%s weights, epoch %lld):\n", weights.c_str(), checkpoint.ema.empty() ? "model" : "EMA",
+              static_cast<long long>(checkpoint.epoch));
+  print_metrics(metrics.values);
+  return 0;
+}
+
+int run_plan(const CommonOptions& options) {
+  const Settings settings = settings_of(options);
+  auto task = make_task(settings);
+  const TrainingPlan plan = make_plan(settings, static_cast<int64_t>(task->train_indices().size()), task->classes());
+  std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
+  print_rows(plan_rows(plan));
+  return 0;
+}
+
+int run_smoke(const CommonOptions& options) {
+  const Settings settings = settings_of(options);
+  const SmokeReport report = run_smoke(settings);
+  std::printf("smoke: %lld updates\n", static_cast<long long>(report.updates));
+  print_rows({{"loss (epoch 1 -> last)", std::to_string(report.first_epoch_loss) + " -> " + std::to_string(report.last_epoch_loss)},
+              {"accumulated vs big-batch gradient", std::to_string(report.gradient_relative_error) + " (relative)"},
+              {"accumulated / unnormalised sum", std::to_string(report.accumulated_to_sum_ratio)},
+              {"checkpoint round trip", report.checkpoint_round_trip ? "identical" : "DIFFERS"}});
+  for (const auto& failure : report.failures) std::fprintf(stderr, "smoke failed: %s\n", failure.c_str());
+  std::printf("%s\n", report.ok() ? "smoke passed" : "smoke FAILED");
+  return report.ok() ? 0 : 1;
+}
+
+int run_keys(const CommonOptions& options) {
+  const Settings settings = load_settings(options.config, options.overrides);
+  std::printf("%s", to_yaml(settings).c_str());
+  return 0;
+}
+
+}  // namespace trainer::app

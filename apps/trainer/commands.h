@@ -1,0 +1,21 @@
+// One function per subcommand; main() only parses the command line and maps errors to exit codes.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainer::app {
+
+struct CommonOptions {
+  std::optional<std::string> config;
+  std::vector<std::string> overrides;
+  bool quiet = false;
+};
+
+int run_train(const CommonOptions& options);
+int run_val(const CommonOptions& options, const std::string& weights);
+int run_plan(const CommonOptions& options);
+int run_smoke(const CommonOptions& options);
+int run_keys(const CommonOptions& options);
+
+}  // namespace trainer::app

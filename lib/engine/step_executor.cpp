@@ -1,0 +1,68 @@
+#include "engine/step_executor.h"
+
+#include "engine/autocast.h"
+#include "engine/grad_clip.h"
+
+namespace trainer {
+
+StepExecutor::StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema,
+                           StepConfig config)
+    : task_(task), optimizer_(optimizer), scaler_(scaler), ema_(ema), config_(config) {
+  for (const auto& parameter : task_.model().parameters()) {
+    if (parameter.requires_grad()) parameters_.push_back(parameter);
+  }
+  const auto options = torch::TensorOptions().device(config_.device).dtype(torch::kFloat);
+  loss_sums_ = torch::zeros({static_cast<int64_t>(task_.loss_names().size())}, options);
+  grad_norm_sum_ = torch::zeros({}, options);
+  skipped_sum_ = torch::zeros({}, options);
+}
+
+void StepExecutor::micro_step(const Batch& batch, int64_t group_samples) {
+  torch::Tensor normalised;
+  {
+    AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
+    LossOutput output = task_.loss(batch);
+    loss_sums_ += output.parts.to(torch::kFloat);
+    normalised = output.total / static_cast<double>(group_samples);
+  }
+  scaler_.scale(normalised).backward();
+  samples_ += batch.size;
+}
+
+void StepExecutor::update() {
+  std::vector<torch::Tensor> grads;
+  grads.reserve(parameters_.size());
+  for (const auto& parameter : parameters_) {
+    if (parameter.grad().defined()) grads.push_back(parameter.grad());
+  }
+  const torch::Tensor found_inf = scaler_.unscale_(grads);
+  const torch::Tensor grad_norm = clip_grad_norm_(grads, config_.grad_clip).to(torch::kFloat);
+  // A skipped update's norm is inf/NaN; it is counted in skipped_sum_ rather than logged.
+  grad_norm_sum_ += torch::where(found_inf > 0, torch::zeros_like(grad_norm), grad_norm);
+  optimizer_.step(found_inf);
+  scaler_.update(found_inf);
+  skipped_sum_ += found_inf;
+  if (ema_) ema_->update(task_.model());
+  optimizer_.zero_grad();
+  ++updates_;
+}
+
+StepStats StepExecutor::read_stats() {
+  StepStats stats;
+  const torch::Tensor losses = loss_sums_.to(torch::kCPU, torch::kDouble);
+  const double samples = static_cast<double>(std::max<int64_t>(samples_, 1));
+  for (int64_t i = 0; i < losses.numel(); ++i) stats.losses.push_back(losses[i].item<double>() / samples);
+  stats.grad_norm = grad_norm_sum_.item<double>() / static_cast<double>(std::max<int64_t>(updates_, 1));
+  stats.skipped_updates = static_cast<int64_t>(skipped_sum_.item<double>());
+  stats.loss_scale = scaler_.scale_value().item<double>();
+  stats.samples = samples_;
+  stats.updates = updates_;
+  loss_sums_.zero_();
+  grad_norm_sum_.zero_();
+  skipped_sum_.zero_();
+  samples_ = 0;
+  updates_ = 0;
+  return stats;
+}
+
+}  // namespace trainer

@@ -1,0 +1,45 @@
+// The training loop (R7–R16): update-step granularity throughout, device-side statistics read
+// back a few times a second, validation with EMA weights, checkpoints each epoch.
+#pragma once
+#include <filesystem>
+#include <vector>
+
+#include "config/settings.h"
+#include "engine/training_observer.h"
+#include "engine/training_plan.h"
+#include "tasks/task.h"
+
+namespace trainer {
+
+struct TrainingSummary {
+  int64_t epochs_run = 0;
+  int64_t updates = 0;
+  double best_fitness = 0;
+  int64_t best_epoch = 0;
+  std::vector<std::pair<std::string, double>> last_metrics;
+  std::filesystem::path last_weights;
+  std::filesystem::path best_weights;
+  double seconds = 0;
+};
+
+class Trainer {
+ public:
+  // run_folder empty: no files written (smoke runs and tests).
+  Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder = {});
+  void add_observer(TrainingObserver& observer) { observers_.push_back(&observer); }
+  const TrainingPlan& plan() const { return plan_; }
+  TrainingSummary fit();
+
+ private:
+  Settings settings_;
+  Task& task_;
+  std::filesystem::path run_folder_;
+  TrainingPlan plan_;
+  std::vector<TrainingObserver*> observers_;
+};
+
+// Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch
+// defaults to 1 here) and determinism.
+void configure_runtime(const Settings& settings);
+
+}  // namespace trainer

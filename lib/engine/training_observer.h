@@ -1,0 +1,49 @@
+// Logging, CSV, plots and progress observe a few named events instead of living in the loop.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/training_plan.h"
+
+namespace trainer {
+
+struct ProgressInfo {
+  int64_t epoch = 0;              ///< 1-based
+  int64_t epochs = 0;
+  int64_t update = 0;             ///< updates done in this epoch
+  int64_t updates_per_epoch = 0;
+  std::vector<double> losses;     ///< per-update loss parts since the previous report
+  double lr = 0;
+  double grad_norm = 0;
+  double images_per_second = 0;
+  double memory_mb = 0;
+  double elapsed_seconds = 0;     ///< in this epoch
+  double eta_seconds = 0;         ///< for this epoch
+};
+
+struct EpochRecord {
+  int64_t epoch = 0;              ///< 1-based
+  std::vector<double> losses;     ///< training loss parts, per-sample mean over the epoch
+  std::vector<std::pair<std::string, double>> metrics;
+  double lr = 0;                  ///< weight-group LR at the end of the epoch
+  double grad_norm = 0;           ///< mean pre-clip total grad norm
+  int64_t skipped_updates = 0;
+  double seconds = 0;             ///< training part of the epoch
+  double images_per_second = 0;
+  double peak_memory_mb = 0;
+  double fitness = 0;
+  bool best = false;
+};
+
+class TrainingObserver {
+ public:
+  virtual ~TrainingObserver() = default;
+  virtual void on_start(const TrainingPlan& plan, const std::vector<std::string>& loss_names,
+                        const std::vector<std::string>& metric_names) {}
+  virtual void on_progress(const ProgressInfo& info) {}
+  virtual void on_validation_start(int64_t epoch) {}
+  virtual void on_epoch_end(const EpochRecord& record) {}
+};
+
+}  // namespace trainer

@@ -1,0 +1,100 @@
+#include "io/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <ATen/core/Dict.h>
+#include <ATen/core/ivalue.h>
+
+#include "io/tensor_archive.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+c10::impl::GenericDict tensor_dict(const NamedTensors& tensors) {
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
+  for (const auto& [name, tensor] : tensors) dict.insert(name, tensor.detach().cpu().contiguous());
+  return dict;
+}
+
+NamedTensors named_tensors(const c10::IValue& value, const std::string& key, const std::string& path) {
+  if (!value.isGenericDict()) throw UserError(path + ": checkpoint entry '" + key + "' is not a dict of tensors");
+  NamedTensors tensors;
+  for (const auto& item : value.toGenericDict()) {
+    if (!item.key().isString() || !item.value().isTensor()) {
+      throw UserError(path + ": checkpoint entry '" + key + "' holds a non-tensor value");
+    }
+    tensors.emplace_back(item.key().toStringRef(), item.value().toTensor());
+  }
+  return tensors;
+}
+
+void fsync_path(const std::filesystem::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
+  c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
+  top.insert("format_version", checkpoint.kFormatVersion);
+  top.insert("task", checkpoint.task);
+  top.insert("model", tensor_dict(checkpoint.model));
+  top.insert("ema", tensor_dict(checkpoint.ema));
+  top.insert("optimizer", tensor_dict(checkpoint.optimizer));
+  top.insert("scaler", tensor_dict(checkpoint.scaler));
+  top.insert("epoch", checkpoint.epoch);
+  top.insert("updates", checkpoint.updates);
+  // A 0-dim tensor, not a Python float: PyTorch < 2.0's weights_only loader cannot read floats.
+  top.insert("best_fitness", at::scalar_tensor(checkpoint.best_fitness, at::kDouble));
+  top.insert("recipe", checkpoint.recipe);
+
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  try {
+    write_archive(temporary.string(), c10::IValue(top));
+    fsync_path(temporary, O_RDONLY);
+    std::filesystem::rename(temporary, path);
+    fsync_path(path.parent_path().empty() ? "." : path.parent_path(), O_RDONLY | O_DIRECTORY);
+  } catch (const std::exception& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw UserError("cannot write checkpoint " + path.string() + " (" + error.what() +
+                    "); the previous file, if any, is unchanged");
+  }
+}
+
+Checkpoint load_checkpoint(const std::filesystem::path& path) {
+  const c10::IValue value = read_archive(path.string());
+  if (!value.isGenericDict()) throw UserError(path.string() + ": not a trainer checkpoint (no dict inside)");
+  const auto dict = value.toGenericDict();
+  const auto require = [&](const std::string& key) {
+    if (!dict.contains(key)) throw UserError(path.string() + ": not a trainer checkpoint (no '" + key + "' entry)");
+    return dict.at(key);
+  };
+  const int64_t version = require("format_version").toInt();
+  if (version > Checkpoint::kFormatVersion) {
+    throw UserError(path.string() + ": checkpoint format " + std::to_string(version) +
+                    " is newer than this trainer understands (" + std::to_string(Checkpoint::kFormatVersion) + ")");
+  }
+  Checkpoint checkpoint;
+  checkpoint.task = require("task").toStringRef();
+  checkpoint.model = named_tensors(require("model"), "model", path.string());
+  checkpoint.ema = named_tensors(require("ema"), "ema", path.string());
+  checkpoint.optimizer = named_tensors(require("optimizer"), "optimizer", path.string());
+  checkpoint.scaler = named_tensors(require("scaler"), "scaler", path.string());
+  checkpoint.epoch = require("epoch").toInt();
+  checkpoint.updates = require("updates").toInt();
+  checkpoint.best_fitness = require("best_fitness").toTensor().item<double>();
+  checkpoint.recipe = require("recipe").toStringRef();
+  return checkpoint;
+}
+
+std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors) {
+  return {tensors.begin(), tensors.end()};
+}
+
+}  // namespace trainer

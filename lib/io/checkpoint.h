@@ -1,0 +1,37 @@
+// One checkpoint file = one dict that Python's torch.load(path, weights_only=True) opens:
+// {"format_version", "task", "model", "ema", "optimizer", "scaler", "epoch", "updates",
+//  "best_fitness", "recipe"}. Keys of "model"/"ema" are plain module names (R22).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/Tensor.h>
+
+namespace trainer {
+
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+
+struct Checkpoint {
+  static constexpr int64_t kFormatVersion = 1;
+  std::string task;
+  NamedTensors model;
+  NamedTensors ema;        ///< empty when EMA is off
+  NamedTensors optimizer;
+  NamedTensors scaler;
+  int64_t epoch = 0;       ///< completed epochs
+  int64_t updates = 0;     ///< optimizer updates so far
+  double best_fitness = 0;
+  std::string recipe;      ///< resolved recipe (YAML)
+};
+
+// Writes to a temporary file in the same folder, fsyncs and renames, so a crash or a full disk
+// never leaves a truncated file under `path`. Errors are UserErrors naming the path.
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
+Checkpoint load_checkpoint(const std::filesystem::path& path);
+std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors);
+
+}  // namespace trainer

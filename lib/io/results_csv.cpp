@@ -1,0 +1,54 @@
+#include "io/results_csv.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/text.h"
+
+namespace trainer {
+
+ResultsCsv::ResultsCsv(std::filesystem::path path) : path_(std::move(path)) {}
+
+std::vector<std::string> ResultsCsv::columns(const std::vector<std::string>& loss_names,
+                                             const std::vector<std::string>& metric_names) {
+  std::vector<std::string> header{"epoch"};
+  for (const auto& name : loss_names) header.push_back("train/" + name);
+  header.insert(header.end(), metric_names.begin(), metric_names.end());
+  for (const char* name : {"lr", "grad_norm", "skipped_updates", "seconds", "images_per_second", "peak_memory_mb"}) {
+    header.emplace_back(name);
+  }
+  return header;
+}
+
+void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& loss_names,
+                          const std::vector<std::string>& metric_names) {
+  metric_names_ = metric_names;
+  std::ofstream out(path_, std::ios::trunc);
+  if (!out) throw UserError("cannot write " + path_.string());
+  out << join(columns(loss_names, metric_names), ",") << "\n";
+}
+
+void ResultsCsv::on_epoch_end(const EpochRecord& record) {
+  std::vector<std::string> row{std::to_string(record.epoch)};
+  for (double loss : record.losses) row.push_back(fmt::format("{:.6g}", loss));
+  for (const auto& name : metric_names_) {
+    std::string cell;  // empty when the epoch was not validated
+    for (const auto& [metric, value] : record.metrics) {
+      if (metric == name) cell = fmt::format("{:.6g}", value);
+    }
+    row.push_back(cell);
+  }
+  row.push_back(fmt::format("{:.6g}", record.lr));
+  row.push_back(fmt::format("{:.6g}", record.grad_norm));
+  row.push_back(std::to_string(record.skipped_updates));
+  row.push_back(fmt::format("{:.3f}", record.seconds));
+  row.push_back(fmt::format("{:.1f}", record.images_per_second));
+  row.push_back(fmt::format("{:.1f}", record.peak_memory_mb));
+  std::ofstream out(path_, std::ios::app);
+  if (!out) throw UserError("cannot append to " + path_.string());
+  out << join(row, ",") << "\n";
+}
+
+}  // namespace trainer

@@ -1,0 +1,107 @@
+#include "tasks/classify_task.h"
+
+#include <numeric>
+
+#include "data/classify_transform.h"
+#include "data/open_dataset.h"
+#include "data/sampler.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+// Validation uses one fixed batch shape (R28): twice the training micro-batch, as Ultralytics.
+int64_t validation_batch(const Settings& settings) { return settings.batch * 2; }
+
+}  // namespace
+
+ClassifyTask::ClassifyTask(const Settings& settings, bool with_train_split) : settings_(settings) {
+  val_ = open_classify_dataset(settings.data, Split::val, settings.max_bad_fraction);
+  if (with_train_split) {
+    train_ = open_classify_dataset(settings.data, Split::train, settings.max_bad_fraction);
+    if (train_->class_names() != val_->class_names()) {
+      throw UserError(settings.data + ": the train and val splits have different classes");
+    }
+    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+  }
+  class_names_ = val_->class_names();
+  channels_ = val_->channels();
+  normalization_ = val_->normalization();
+  imgsz_ = settings.imgsz.value_or(val_->native_size());
+  torch::manual_seed(static_cast<uint64_t>(settings.seed));
+  model_ = make_resnet(settings.model, channels_, classes(), settings.norm);
+}
+
+Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
+  TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
+  ClassifyAugment augment;
+  augment.imgsz = imgsz_;
+  augment.crop_pad = settings_.crop_pad;
+  augment.fliplr = settings_.fliplr;
+  augment.train = true;
+  return make_classify_collate(*train_, augment, normalization_, seed);
+}
+
+LossOutput ClassifyTask::loss(const Batch& batch) {
+  const torch::Tensor logits = model_->forward(batch.input);
+  // Summed, in fp32 even under autocast: the engine divides by the samples of the whole group.
+  const torch::Tensor total = torch::nn::functional::cross_entropy(
+      logits.to(torch::kFloat), batch.target,
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  return {total, total.detach().reshape({1})};
+}
+
+Metrics ClassifyTask::validate(const torch::Device& device) {
+  const int64_t batch_size = validation_batch(settings_);
+  ClassifyAugment augment;
+  augment.imgsz = imgsz_;
+  augment.crop_pad = 0;
+  augment.fliplr = 0;
+  augment.train = false;
+  Loader loader(make_classify_collate(*val_, augment, normalization_, 0), settings_.workers,
+                settings_.prefetch);
+  std::vector<size_t> order(val_->size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  loader.start_epoch(make_batches(order, batch_size, false), 0);
+
+  const bool was_training = model_->is_training();
+  model_->eval();
+  const int64_t k = std::min<int64_t>(5, classes());
+  // Sums stay on the device; one read-back at the end.
+  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
+  torch::Tensor top1 = torch::zeros({}, torch::TensorOptions().device(device).dtype(torch::kLong));
+  torch::Tensor topk = torch::zeros_like(top1);
+  int64_t seen = 0;
+  {
+    c10::InferenceMode inference;
+    while (auto batch = loader.next()) {
+      const int64_t n = batch->size;
+      torch::Tensor input = batch->input;
+      if (n < batch_size) {
+        // Pad to the fixed validation shape; the padding rows are dropped below.
+        input = torch::cat({input, torch::zeros({batch_size - n, input.size(1), input.size(2), input.size(3)},
+                                                input.options())});
+      }
+      const torch::Tensor logits = model_->forward(input.to(device, true)).narrow(0, 0, n).to(torch::kFloat);
+      const torch::Tensor target = batch->target.to(device, true);
+      loss_sum += torch::nn::functional::cross_entropy(
+          logits, target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      const torch::Tensor best = std::get<1>(logits.topk(k, 1));
+      const torch::Tensor hits = best.eq(target.unsqueeze(1));
+      top1 += hits.select(1, 0).sum();
+      topk += hits.any(1).sum();
+      seen += n;
+    }
+  }
+  if (was_training) model_->train();
+  const double count = static_cast<double>(std::max<int64_t>(seen, 1));
+  Metrics metrics;
+  const double top1_value = top1.item<int64_t>() / count;
+  metrics.values = {{"val/loss", loss_sum.item<double>() / count},
+                    {"top1", top1_value},
+                    {"top5", topk.item<int64_t>() / count}};
+  metrics.fitness = top1_value;
+  return metrics;
+}
+
+}  // namespace trainer

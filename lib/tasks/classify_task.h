@@ -1,0 +1,46 @@
+// Image classification: a ResNet, cross-entropy, top-1/top-5 accuracy.
+#pragma once
+#include <memory>
+
+#include "config/settings.h"
+#include "data/image_dataset.h"
+#include "models/resnet.h"
+#include "tasks/task.h"
+
+namespace trainer {
+
+class ClassifyTask : public Task {
+ public:
+  // Opens both splits and builds the model; `with_train_split` false skips the training split
+  // (validation and prediction of a saved model).
+  explicit ClassifyTask(const Settings& settings, bool with_train_split = true);
+
+  std::string name() const override { return "classify"; }
+  torch::nn::Module& model() override { return *model_; }
+  int64_t classes() const override { return static_cast<int64_t>(class_names_.size()); }
+  const std::vector<size_t>& train_indices() const override { return train_indices_; }
+  Loader::Collate train_collate(uint64_t seed) const override;
+  std::vector<std::string> loss_names() const override { return {"loss"}; }
+  LossOutput loss(const Batch& batch) override;
+  std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
+  Metrics validate(const torch::Device& device) override;
+
+  const std::vector<std::string>& class_names() const { return class_names_; }
+  int64_t imgsz() const { return imgsz_; }
+  const Normalization& normalization() const { return normalization_; }
+  int64_t channels() const { return channels_; }
+  ResNet& resnet() { return model_; }
+
+ private:
+  Settings settings_;
+  std::unique_ptr<ImageDataset> train_;
+  std::unique_ptr<ImageDataset> val_;
+  std::vector<std::string> class_names_;
+  std::vector<size_t> train_indices_;
+  Normalization normalization_;
+  int64_t channels_ = 3;
+  int64_t imgsz_ = 0;
+  ResNet model_{nullptr};
+};
+
+}  // namespace trainer

@@ -1,0 +1,44 @@
+// A task bridges a model and the engine: it owns the model and the datasets, computes the loss
+// of a micro-batch and validates. The engine owns everything about training (accumulation, AMP,
+// clipping, EMA, schedule, checkpoints) and never knows which model it trains.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+#include "data/batch.h"
+#include "data/loader.h"
+
+namespace trainer {
+
+struct LossOutput {
+  torch::Tensor total;  ///< 0-dim, summed over the micro-batch's samples (the engine normalises)
+  torch::Tensor parts;  ///< [loss_names().size()], detached, summed over samples, for logging
+};
+
+struct Metrics {
+  std::vector<std::pair<std::string, double>> values;
+  double fitness = 0;  ///< larger is better; picks best.pt and drives patience
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  virtual torch::nn::Module& model() = 0;
+  virtual int64_t classes() const = 0;
+  // Sample indices of the training split (after `fraction`), in a fixed order.
+  virtual const std::vector<size_t>& train_indices() const = 0;
+  // Builds a micro-batch on the CPU from sample indices; called from loader threads.
+  virtual Loader::Collate train_collate(uint64_t seed) const = 0;
+  virtual std::vector<std::string> loss_names() const = 0;
+  // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
+  virtual LossOutput loss(const Batch& batch) = 0;
+  virtual std::vector<std::string> metric_names() const = 0;
+  // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode.
+  virtual Metrics validate(const torch::Device& device) = 0;
+};
+
+}  // namespace trainer

@@ -1,0 +1,119 @@
+// The trainer binary end to end on tiny data: train writes a complete run folder whose
+// checkpoints Python reads; bad input exits non-zero with a message naming the problem.
+#include <catch2/catch.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "test_helpers.h"
+
+using namespace trainer::testing;
+
+namespace {
+
+// Two colour classes that a ResNet separates in a couple of epochs: dark and bright squares.
+void write_image_folder(const std::filesystem::path& root, bool with_corrupt_file) {
+  cv::RNG rng(3);
+  for (const char* split : {"train", "val"}) {
+    for (int label = 0; label < 2; ++label) {
+      const auto folder = root / split / (label ? "bright" : "dark");
+      std::filesystem::create_directories(folder);
+      const int count = std::string(split) == "train" ? 12 : 6;
+      for (int i = 0; i < count; ++i) {
+        cv::Mat image(16, 16, CV_8UC3);
+        rng.fill(image, cv::RNG::UNIFORM, label ? 150 : 0, label ? 255 : 100);
+        cv::imwrite((folder / (std::to_string(i) + ".png")).string(), image);
+      }
+    }
+  }
+  if (with_corrupt_file) write_text(root / "train" / "dark" / "broken.png", "not a png");
+}
+
+}  // namespace
+
+TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e2e]") {
+  TempDir dir("cli-train");
+  write_image_folder(dir / "data", true);
+  const auto project = dir / "runs";
+  const CommandResult train = run_trainer(
+      "train data=" + (dir / "data").string() + " model=resnet18 epochs=2 batch=4 accumulate=2 imgsz=16 workers=1 "
+      "max_bad_fraction=0.1 optimizer=adamw lr0=0.001 project=" + project.string() + " name=tiny");
+  INFO(train.output);
+  REQUIRE(train.exit_code == 0);
+  CHECK_THAT(train.output, Catch::Contains("broken.png"));
+  CHECK_THAT(train.output, Catch::Contains("top1"));
+  const auto run = project / "classify" / "tiny";
+  for (const char* file : {"args.yaml", "results.csv", "results.png", "weights/last.pt", "weights/best.pt"}) {
+    INFO(file);
+    CHECK(std::filesystem::exists(run / file));
+  }
+  const std::string csv = read_text(run / "results.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
+  CHECK_THAT(csv, Catch::StartsWith("epoch,train/loss,val/loss,top1,top5,lr"));
+
+  const CommandResult val = run_trainer("val --weights " + (run / "weights" / "best.pt").string());
+  INFO(val.output);
+  CHECK(val.exit_code == 0);
+  CHECK_THAT(val.output, Catch::Contains("top1"));
+
+  // Python reads the checkpoint with weights_only=True and torchvision takes the weights strictly.
+  const CommandResult python = run_command(
+      "/usr/bin/python3 -c \"import torch, torchvision; c = torch.load('" + (run / "weights" / "last.pt").string() +
+      "', weights_only=True); m = torchvision.models.resnet18(num_classes=2); m.load_state_dict(c['model'], strict=True); "
+      "m.load_state_dict(c['ema'], strict=True); print('epoch', c['epoch'], 'keys', len(c['model']))\"");
+  INFO(python.output);
+  CHECK(python.exit_code == 0);
+  CHECK_THAT(python.output, Catch::Contains("epoch 2"));
+
+  const CommandResult again = run_trainer("train data=" + (dir / "data").string() + " epochs=1 batch=4 imgsz=16 "
+                                          "max_bad_fraction=0.1 val=false project=" + project.string() + " name=tiny");
+  CHECK(again.exit_code == 0);
+  CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "weights" / "last.pt"));
+}
+
+TEST_CASE("plan prints the batch, accumulation and LR table", "[cli]") {
+  TempDir dir("cli-plan");
+  write_image_folder(dir / "data", false);
+  const CommandResult plan = run_trainer("plan data=" + (dir / "data").string() + " batch=8 accumulate=4 epochs=3 lr_scale=linear");
+  INFO(plan.output);
+  REQUIRE(plan.exit_code == 0);
+  CHECK_THAT(plan.output, Catch::Contains("effective batch        32"));
+  CHECK_THAT(plan.output, Catch::Contains("updates / epoch        1"));
+  CHECK_THAT(plan.output, Catch::Contains("micro-batches / epoch  3"));
+  CHECK_THAT(plan.output, Catch::Contains("warmup updates"));
+}
+
+TEST_CASE("smoke passes with accumulation and fails loudly on a bad recipe", "[cli][smoke]") {
+  const CommandResult smoke = run_trainer("smoke batch=8 accumulate=4 optimizer=sgd lr0=0.05");
+  INFO(smoke.output);
+  CHECK(smoke.exit_code == 0);
+  CHECK_THAT(smoke.output, Catch::Contains("smoke passed"));
+  CHECK_THAT(smoke.output, Catch::Contains("checkpoint round trip"));
+}
+
+TEST_CASE("bad input exits non-zero and names the problem", "[cli]") {
+  TempDir dir("cli-errors");
+  const CommandResult unknown = run_trainer("train epoch=3");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.output, Catch::Contains("did you mean 'epochs'"));
+
+  const CommandResult missing = run_trainer("train --config " + (dir / "nope.yaml").string());
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("nope.yaml"));
+
+  write_text(dir / "bad.yaml", "batch: 8\nlr0: fast\n");
+  const CommandResult typed = run_trainer("plan --config " + (dir / "bad.yaml").string());
+  CHECK(typed.exit_code == 2);
+  CHECK_THAT(typed.output, Catch::Contains("bad.yaml:2:6"));
+
+  const CommandResult data = run_trainer("train data=" + (dir / "no-such-data").string());
+  CHECK(data.exit_code == 2);
+  CHECK_THAT(data.output, Catch::Contains("no-such-data"));
+
+  const CommandResult fp16 = run_trainer("smoke device=cpu amp=fp16");
+  CHECK(fp16.exit_code == 2);
+  CHECK_THAT(fp16.output, Catch::Contains("amp=fp16 needs a CUDA device"));
+
+  const CommandResult weights = run_trainer("val --weights " + (dir / "missing.pt").string());
+  CHECK(weights.exit_code == 2);
+  CHECK_THAT(weights.output, Catch::Contains("missing.pt"));
+}
