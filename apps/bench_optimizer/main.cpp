@@ -1,0 +1,98 @@
+// Times FusedOptimizer steps (and libtorch's own C++ optimizers, for scale) on a model's
+// parameter shapes. scripts/bench-optimizer writes ResNet18's shapes and compares with Python.
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "engine/fused_optimizer.h"
+#include "util/error.h"
+
+namespace {
+
+using trainer::UserError;
+
+std::vector<std::vector<int64_t>> read_shapes(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read shapes file " + path);
+  std::vector<std::vector<int64_t>> shapes;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::vector<int64_t> shape;
+    for (int64_t size; fields >> size;) shape.push_back(size);
+    if (!shape.empty()) shapes.push_back(shape);
+  }
+  if (shapes.empty()) throw UserError("no shapes in " + path + " (one tensor per line: sizes)");
+  return shapes;
+}
+
+// Median and best of the timed steps: the machine is shared, so one step in a busy moment says
+// little; the best shows the code's own speed.
+std::string seconds_per_step(const std::function<void()>& step, int warmup, int steps) {
+  for (int i = 0; i < warmup; ++i) step();
+  std::vector<double> times;
+  for (int i = 0; i < steps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::ostringstream out;
+  out << times[times.size() / 2] << " " << times.front();
+  return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Optimizer step benchmark"};
+  std::string shapes_path;
+  int threads = 2;
+  int steps = 10;  // >= 1
+  int warmup = 2;
+  app.add_option("--shapes", shapes_path, "text file, one parameter per line: its sizes")
+      ->required();
+  app.add_option("--threads", threads, "intra-op threads");
+  app.add_option("--steps", steps, "timed steps per optimizer")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup, "untimed steps first");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    std::cout << "default_threads " << at::get_num_threads() << "\n";
+    at::set_num_threads(threads);
+    std::cout << "threads " << at::get_num_threads() << "\n";
+
+    torch::manual_seed(0);
+    std::vector<torch::Tensor> params;
+    int64_t numel = 0;
+    for (const auto& shape : read_shapes(shapes_path)) {
+      params.push_back(torch::randn(shape).requires_grad_());
+      params.back().mutable_grad() = torch::randn(shape);
+      numel += params.back().numel();
+    }
+    std::cout << "params " << params.size() << " tensors, " << numel << " elements\n";
+
+    for (trainer::OptimizerKind kind : {trainer::OptimizerKind::adamw, trainer::OptimizerKind::sgd}) {
+      trainer::FusedOptimizerOptions options;
+      options.kind = kind;
+      trainer::FusedOptimizer optimizer({{"all", params, 1e-3, 5e-4}}, options);
+      std::cout << "ours_" << trainer::to_string(kind) << " "
+                << seconds_per_step([&] { optimizer.step(); }, warmup, steps) << "\n";
+    }
+    torch::optim::AdamW adamw(params, torch::optim::AdamWOptions(1e-3).weight_decay(5e-4));
+    std::cout << "libtorch_adamw " << seconds_per_step([&] { adamw.step(); }, warmup, steps)
+              << "\n";
+    torch::optim::SGD sgd(
+        params, torch::optim::SGDOptions(1e-3).momentum(0.937).nesterov(true).weight_decay(5e-4));
+    std::cout << "libtorch_sgd " << seconds_per_step([&] { sgd.step(); }, warmup, steps) << "\n";
+  } catch (const UserError& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,294 @@
+#include "engine/fused_optimizer.h"
+
+#include <ATen/Parallel.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+// The raw-pointer kernels below walk the storage linearly, which is only the tensor when it is
+// dense, and only lines up element for element when grad and buffers share the param's layout.
+bool cpu_fast_path(const torch::Tensor& param, std::initializer_list<const torch::Tensor*> others) {
+  if (!param.is_cpu() || param.scalar_type() != torch::kFloat ||
+      !param.is_non_overlapping_and_dense()) {
+    return false;
+  }
+  for (const torch::Tensor* other : others) {
+    if (!other->is_cpu() || other->scalar_type() != torch::kFloat ||
+        other->strides() != param.strides()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Out-of-place result written back, or kept out when the device says the step is skipped.
+void commit(const torch::Tensor& target, const torch::Tensor& value, const torch::Tensor& skip) {
+  target.copy_(skip.defined() ? torch::where(skip, target, value) : value);
+}
+
+// One CPU parameter's update with every coefficient resolved to float, as torch's kernels do.
+struct SgdSlice {
+  float* p;
+  const float* g;
+  float* buf;
+  int64_t numel;
+  float weight_decay, momentum, neg_lr;
+  bool nesterov;
+};
+
+struct AdamwSlice {
+  float* p;
+  const float* g;
+  float* m;
+  float* v;
+  int64_t numel;
+  float decay, beta1, beta2, one_minus_beta1, one_minus_beta2, sqrt_bias_correction2, eps,
+      neg_step_size;
+};
+
+void sgd_kernel(const SgdSlice& s, int64_t begin, int64_t end) {
+  for (int64_t j = begin; j < end; ++j) {
+    const float d = s.g[j] + s.weight_decay * s.p[j];
+    const float b = s.buf[j] * s.momentum + d;
+    s.buf[j] = b;
+    s.p[j] = s.p[j] + s.neg_lr * (s.nesterov ? d + s.momentum * b : b);
+  }
+}
+
+// Same operation order as torch's AdamW, so results agree to rounding.
+void adamw_kernel(const AdamwSlice& s, int64_t begin, int64_t end) {
+  for (int64_t j = begin; j < end; ++j) {
+    const float m = s.m[j] * s.beta1 + s.g[j] * s.one_minus_beta1;
+    const float v = s.v[j] * s.beta2 + s.one_minus_beta2 * s.g[j] * s.g[j];
+    const float denom = std::sqrt(v) / s.sqrt_bias_correction2 + s.eps;
+    s.m[j] = m;
+    s.v[j] = v;
+    s.p[j] = s.p[j] * s.decay + s.neg_step_size * m / denom;
+  }
+}
+
+// All slices share one parallel region, split by element count: a model has many small tensors,
+// and on a busy 2-core machine each region's barrier can cost a scheduler slice.
+template <typename Slice>
+void update_in_one_pass(const std::vector<Slice>& slices,
+                        void (*kernel)(const Slice&, int64_t, int64_t)) {
+  std::vector<int64_t> offsets{0};
+  for (const Slice& slice : slices) offsets.push_back(offsets.back() + slice.numel);
+  at::parallel_for(0, offsets.back(), at::internal::GRAIN_SIZE, [&](int64_t begin, int64_t end) {
+    size_t k = std::upper_bound(offsets.begin(), offsets.end(), begin) - offsets.begin() - 1;
+    while (begin < end) {
+      const int64_t stop = std::min(end, offsets[k + 1]);
+      kernel(slices[k], begin - offsets[k], stop - offsets[k]);
+      begin = stop;
+      ++k;
+    }
+  });
+}
+
+std::string shape_text(torch::IntArrayRef sizes) {
+  std::ostringstream out;
+  out << sizes;
+  return out.str();
+}
+
+}  // namespace
+
+FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOptions options)
+    : options_(options) {
+  if (options_.kind == OptimizerKind::automatic) {
+    throw UserError("optimizer 'auto' must be resolved to sgd or adamw before it is built");
+  }
+  torch::NoGradGuard no_grad;
+  for (ParamGroup& spec : groups) {
+    Group group;
+    group.momentum = options_.momentum;
+    for (const torch::Tensor& param : spec.params) {
+      ParamState state;
+      if (options_.kind == OptimizerKind::sgd) {
+        state.momentum_buffer = torch::zeros_like(param, torch::MemoryFormat::Preserve);
+      } else {
+        state.exp_avg = torch::zeros_like(param, torch::MemoryFormat::Preserve);
+        state.exp_avg_sq = torch::zeros_like(param, torch::MemoryFormat::Preserve);
+        state.step = torch::zeros({}, param.options().dtype(torch::kFloat));
+      }
+      group.states.push_back(std::move(state));
+    }
+    group.spec = std::move(spec);
+    groups_.push_back(std::move(group));
+  }
+}
+
+size_t FusedOptimizer::group_count() const { return groups_.size(); }
+
+const std::string& FusedOptimizer::group_name(size_t group) const {
+  return groups_.at(group).spec.name;
+}
+
+void FusedOptimizer::set_lr(size_t group, double lr) { groups_.at(group).spec.lr = lr; }
+
+double FusedOptimizer::lr(size_t group) const { return groups_.at(group).spec.lr; }
+
+void FusedOptimizer::set_momentum(double momentum) {
+  for (Group& group : groups_) group.momentum = momentum;
+}
+
+void FusedOptimizer::step(const torch::Tensor& found_inf) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor skip;
+  if (found_inf.defined()) {
+    if (found_inf.is_cpu()) {
+      if (found_inf.item<double>() != 0) return;
+    } else {
+      skip = found_inf.ne(0);
+    }
+  }
+  std::vector<SgdSlice> sgd;
+  std::vector<AdamwSlice> adamw;
+  for (Group& group : groups_) {
+    for (size_t i = 0; i < group.spec.params.size(); ++i) {
+      const torch::Tensor& param = group.spec.params[i];
+      const torch::Tensor& grad = param.grad();
+      if (!grad.defined()) continue;
+      ParamState& state = group.states[i];
+      if (options_.kind == OptimizerKind::sgd) {
+        if (!skip.defined() && cpu_fast_path(param, {&grad, &state.momentum_buffer})) {
+          sgd.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
+                         state.momentum_buffer.data_ptr<float>(), param.numel(),
+                         static_cast<float>(group.spec.weight_decay),
+                         static_cast<float>(group.momentum), static_cast<float>(-group.spec.lr),
+                         options_.nesterov});
+        } else {
+          sgd_with_tensor_ops(group, param, state, skip);
+        }
+      } else {
+        if (!skip.defined() && state.step.is_cpu() &&
+            cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
+          float& step = *state.step.data_ptr<float>();
+          step += 1;
+          const double beta1 = group.momentum;
+          const double beta2 = options_.beta2;
+          const double bias_correction1 = 1 - std::pow(beta1, step);
+          const double bias_correction2 = 1 - std::pow(beta2, step);
+          adamw.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
+                           state.exp_avg.data_ptr<float>(), state.exp_avg_sq.data_ptr<float>(),
+                           param.numel(),
+                           static_cast<float>(1 - group.spec.lr * group.spec.weight_decay),
+                           static_cast<float>(beta1), static_cast<float>(beta2),
+                           static_cast<float>(1 - beta1), static_cast<float>(1 - beta2),
+                           static_cast<float>(std::sqrt(bias_correction2)),
+                           static_cast<float>(options_.eps),
+                           static_cast<float>(-group.spec.lr / bias_correction1)});
+        } else {
+          adamw_with_tensor_ops(group, param, state, skip);
+        }
+      }
+    }
+  }
+  update_in_one_pass(sgd, sgd_kernel);
+  update_in_one_pass(adamw, adamw_kernel);
+}
+
+void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                         ParamState& state, const torch::Tensor& skip) const {
+  const torch::Tensor& grad = param.grad();
+  const double momentum = group.momentum;
+  const torch::Tensor d = grad.add(param, group.spec.weight_decay);
+  const torch::Tensor buf = state.momentum_buffer.mul(momentum).add_(d);
+  const torch::Tensor direction = options_.nesterov ? d.add(buf, momentum) : buf;
+  commit(state.momentum_buffer, buf, skip);
+  commit(param, param.add(direction, -group.spec.lr), skip);
+}
+
+void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                           ParamState& state, const torch::Tensor& skip) const {
+  const torch::Tensor& grad = param.grad();
+  const double beta1 = group.momentum;
+  const double beta2 = options_.beta2;
+  const double lr = group.spec.lr;
+  // Counters stay on the device so that a device-side skip needs no sync; the exponent is
+  // widened for double parameters so their bias correction is not limited to float precision.
+  const torch::Tensor step = skip.defined() ? state.step + skip.logical_not() : state.step + 1;
+  const torch::Tensor exponent = step.to(torch::promote_types(param.scalar_type(), torch::kFloat));
+  const torch::Tensor bias_correction1 = 1 - torch::pow(beta1, exponent);
+  const torch::Tensor bias_correction2 = 1 - torch::pow(beta2, exponent);
+  const torch::Tensor m = state.exp_avg.mul(beta1).add_(grad, 1 - beta1);
+  const torch::Tensor v = state.exp_avg_sq.mul(beta2).addcmul_(grad, grad, 1 - beta2);
+  const torch::Tensor denom = (v.sqrt() / bias_correction2.sqrt()).add_(options_.eps);
+  const torch::Tensor updated = param.mul(1 - lr * group.spec.weight_decay)
+                                    .sub_(m / denom * (lr / bias_correction1));
+  commit(state.step, step, skip);
+  commit(state.exp_avg, m, skip);
+  commit(state.exp_avg_sq, v, skip);
+  commit(param, updated, skip);
+}
+
+void FusedOptimizer::zero_grad() {
+  std::vector<torch::Tensor> grads;
+  for (const Group& group : groups_) {
+    for (const torch::Tensor& param : group.spec.params) {
+      if (param.grad().defined()) grads.push_back(param.grad());
+    }
+  }
+  if (grads.empty()) return;
+  torch::NoGradGuard no_grad;
+  at::_foreach_zero_(grads);
+}
+
+std::vector<std::pair<std::string, const torch::Tensor*>> FusedOptimizer::named_buffers(
+    const ParamState& state) const {
+  if (options_.kind == OptimizerKind::sgd) return {{"momentum_buffer", &state.momentum_buffer}};
+  return {{"exp_avg", &state.exp_avg}, {"exp_avg_sq", &state.exp_avg_sq}, {"step", &state.step}};
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> FusedOptimizer::state() const {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const std::string prefix = "group." + std::to_string(g) + ".";
+    out.emplace_back(prefix + "lr", torch::scalar_tensor(groups_[g].spec.lr, torch::kFloat64));
+    out.emplace_back(prefix + "momentum",
+                     torch::scalar_tensor(groups_[g].momentum, torch::kFloat64));
+    for (size_t i = 0; i < groups_[g].states.size(); ++i) {
+      for (const auto& [name, tensor] : named_buffers(groups_[g].states[i])) {
+        out.emplace_back(prefix + "param." + std::to_string(i) + "." + name, *tensor);
+      }
+    }
+  }
+  return out;
+}
+
+void FusedOptimizer::load_state(const std::map<std::string, torch::Tensor>& state) {
+  const std::vector<std::pair<std::string, torch::Tensor>> expected = this->state();
+  for (const auto& [key, tensor] : expected) {
+    const auto found = state.find(key);
+    if (found == state.end()) {
+      throw UserError("optimizer state has no '" + key + "' (was it saved by another optimizer "
+                      "or model?)");
+    }
+    if (found->second.sizes() != tensor.sizes()) {
+      throw UserError("optimizer state '" + key + "' has shape " +
+                      shape_text(found->second.sizes()) + " but this model needs " +
+                      shape_text(tensor.sizes()));
+    }
+  }
+  torch::NoGradGuard no_grad;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const std::string prefix = "group." + std::to_string(g) + ".";
+    groups_[g].spec.lr = state.at(prefix + "lr").item<double>();
+    groups_[g].momentum = state.at(prefix + "momentum").item<double>();
+    for (size_t i = 0; i < groups_[g].states.size(); ++i) {
+      for (const auto& [name, tensor] : named_buffers(groups_[g].states[i])) {
+        tensor->copy_(state.at(prefix + "param." + std::to_string(i) + "." + name));
+      }
+    }
+  }
+}
+
+}  // namespace trainer

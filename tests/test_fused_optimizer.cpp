@@ -1,0 +1,242 @@
+// FusedOptimizer must reproduce torch's SGD and AdamW step for step (the recipes were tuned on
+// them) while skipping cleanly on overflow and resuming exactly from its state.
+#include <catch2/catch.hpp>
+
+#include <ATen/Parallel.h>
+
+#include "engine/fused_optimizer.h"
+#include "util/error.h"
+
+using namespace trainer;
+
+namespace {
+
+constexpr size_t kNoGrad = 3;  // never gets a grad
+constexpr size_t kLate = 2;    // gets no grad in step 1, so its AdamW step count lags
+
+std::vector<torch::Tensor> make_params(torch::ScalarType dtype) {
+  torch::manual_seed(0);
+  // The first is large enough for parallel_for to split it across threads.
+  return {torch::randn({300, 400}, dtype), torch::randn({64, 3, 3, 3}, dtype),
+          torch::randn({17}, dtype),       torch::randn({5}, dtype),
+          torch::randn({400}, dtype)};
+}
+
+std::vector<torch::Tensor> leaf_copies(const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : params) out.push_back(p.clone().requires_grad_());
+  return out;
+}
+
+std::vector<ParamGroup> make_groups(const std::vector<torch::Tensor>& p, double decay) {
+  return {{"decay", {p[0], p[1], p[3]}, 0.01, decay}, {"no_decay", {p[2], p[4]}, 0.1, 0.0}};
+}
+
+void set_grads(std::vector<torch::Tensor>& a, std::vector<torch::Tensor>& b, int step) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i == kNoGrad || (i == kLate && step == 1)) {
+      a[i].mutable_grad() = torch::Tensor();
+      b[i].mutable_grad() = torch::Tensor();
+      continue;
+    }
+    const torch::Tensor g = torch::randn_like(a[i]);
+    a[i].mutable_grad() = g.clone();
+    b[i].mutable_grad() = g.clone();
+  }
+}
+
+// Largest difference relative to the tensor's scale: 1e-6 is ~16 float32 ulps.
+double relative_error(const torch::Tensor& ours, const torch::Tensor& reference) {
+  const double scale = reference.abs().max().item<double>();
+  return (ours - reference).abs().max().item<double>() / std::max(scale, 1e-30);
+}
+
+double step_lr(double base, int step) { return base * (1.0 - 0.15 * step); }
+double step_momentum(int step) { return 0.8 + 0.03 * step; }
+
+template <typename TorchOptions>
+void compare_with_torch(OptimizerKind kind, torch::ScalarType dtype, double decay,
+                        const std::function<std::unique_ptr<torch::optim::Optimizer>(
+                            std::vector<torch::optim::OptimizerParamGroup>)>& make_reference,
+                        const std::function<void(TorchOptions&, double lr, double m)>& retune) {
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  const std::vector<torch::Tensor> init = make_params(dtype);
+  std::vector<torch::Tensor> ours = leaf_copies(init);
+  std::vector<torch::Tensor> theirs = leaf_copies(init);
+
+  FusedOptimizerOptions options;
+  options.kind = kind;
+  options.momentum = step_momentum(0);
+  FusedOptimizer optimizer(make_groups(ours, decay), options);
+
+  std::vector<torch::optim::OptimizerParamGroup> reference_groups;
+  for (const ParamGroup& group : make_groups(theirs, decay)) {
+    auto group_options = std::make_unique<TorchOptions>(group.lr);
+    group_options->weight_decay(group.weight_decay);
+    reference_groups.emplace_back(group.params, std::move(group_options));
+  }
+  auto reference = make_reference(std::move(reference_groups));
+
+  for (int step = 0; step < 6; ++step) {
+    for (size_t g = 0; g < optimizer.group_count(); ++g) {
+      const double lr = step_lr(g == 0 ? 0.01 : 0.1, step);
+      optimizer.set_lr(g, lr);
+      retune(static_cast<TorchOptions&>(reference->param_groups()[g].options()), lr,
+             step_momentum(step));
+    }
+    optimizer.set_momentum(step_momentum(step));
+    set_grads(ours, theirs, step);
+    optimizer.step();
+    reference->step();
+    for (size_t i = 0; i < ours.size(); ++i) {
+      INFO("step " << step << ", param " << i);
+      CHECK(relative_error(ours[i].detach(), theirs[i].detach()) < 1e-6);
+    }
+  }
+  CHECK(torch::equal(ours[kNoGrad], init[kNoGrad]));
+  at::set_num_threads(threads);
+}
+
+void compare_sgd(torch::ScalarType dtype) {
+  compare_with_torch<torch::optim::SGDOptions>(
+      OptimizerKind::sgd, dtype, 5e-4,
+      [](std::vector<torch::optim::OptimizerParamGroup> groups) {
+        return std::make_unique<torch::optim::SGD>(
+            std::move(groups),
+            torch::optim::SGDOptions(0.01).momentum(step_momentum(0)).nesterov(true));
+      },
+      [](torch::optim::SGDOptions& o, double lr, double m) {
+        o.lr(lr).momentum(m).nesterov(true);
+      });
+}
+
+void compare_adamw(torch::ScalarType dtype) {
+  compare_with_torch<torch::optim::AdamWOptions>(
+      OptimizerKind::adamw, dtype, 0.05,
+      [](std::vector<torch::optim::OptimizerParamGroup> groups) {
+        return std::make_unique<torch::optim::AdamW>(std::move(groups),
+                                                     torch::optim::AdamWOptions(0.01));
+      },
+      [](torch::optim::AdamWOptions& o, double lr, double m) {
+        o.lr(lr).betas({m, 0.999}).eps(1e-8);
+      });
+}
+
+}  // namespace
+
+TEST_CASE("Fused SGD follows torch::optim::SGD with Nesterov momentum and coupled decay",
+          "[engine]") {
+  compare_sgd(torch::kFloat);
+}
+
+TEST_CASE("Fused AdamW follows torch::optim::AdamW with decoupled decay and per-param steps",
+          "[engine]") {
+  compare_adamw(torch::kFloat);
+}
+
+TEST_CASE("The tensor-op path (float64 params) follows torch's SGD and AdamW too", "[engine]") {
+  compare_sgd(torch::kDouble);
+  compare_adamw(torch::kDouble);
+}
+
+TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-identical",
+          "[engine]") {
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
+      std::vector<torch::Tensor> params = leaf_copies(make_params(dtype));
+      FusedOptimizerOptions options;
+      options.kind = kind;
+      FusedOptimizer optimizer(make_groups(params, 1e-2), options);
+      for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+      optimizer.step();
+
+      std::vector<torch::Tensor> before;
+      for (const auto& p : params) before.push_back(p.detach().clone());
+      std::vector<torch::Tensor> state_before;
+      for (const auto& [name, t] : optimizer.state()) state_before.push_back(t.clone());
+
+      optimizer.step(torch::ones({}));
+      for (size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], before[i]));
+      const auto state_after = optimizer.state();
+      for (size_t i = 0; i < state_after.size(); ++i) {
+        INFO(state_after[i].first);
+        CHECK(torch::equal(state_after[i].second, state_before[i]));
+      }
+
+      optimizer.step(torch::zeros({}));
+      CHECK_FALSE(torch::equal(params[0], before[0]));
+    }
+  }
+}
+
+TEST_CASE("An optimizer restored with load_state continues exactly like the original",
+          "[engine]") {
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    FusedOptimizerOptions options;
+    options.kind = kind;
+    std::vector<torch::Tensor> a = leaf_copies(make_params(torch::kFloat));
+    FusedOptimizer original(make_groups(a, 1e-2), options);
+    for (int step = 0; step < 3; ++step) {
+      for (auto& p : a) p.mutable_grad() = torch::randn_like(p);
+      original.set_lr(1, 0.05 * (step + 1));
+      original.set_momentum(0.85);
+      original.step();
+    }
+    std::vector<torch::Tensor> b;
+    for (const auto& p : a) b.push_back(p.detach().clone().requires_grad_());
+    FusedOptimizer restored(make_groups(b, 1e-2), options);
+    std::map<std::string, torch::Tensor> saved;
+    for (const auto& [name, t] : original.state()) saved[name] = t.clone();
+    CHECK(saved.count(kind == OptimizerKind::sgd ? "group.0.param.0.momentum_buffer"
+                                                 : "group.1.param.0.exp_avg_sq"));
+    restored.load_state(saved);
+    CHECK(restored.lr(1) == Approx(0.15));
+
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i].mutable_grad() = torch::randn_like(a[i]);
+      b[i].mutable_grad() = a[i].grad().clone();
+    }
+    original.step();
+    restored.step();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(torch::equal(a[i], b[i]));
+  }
+}
+
+TEST_CASE("load_state names the missing or mis-shaped key", "[engine]") {
+  FusedOptimizerOptions options;
+  options.kind = OptimizerKind::adamw;
+  std::vector<torch::Tensor> params = leaf_copies(make_params(torch::kFloat));
+  FusedOptimizer optimizer(make_groups(params, 0.0), options);
+  std::map<std::string, torch::Tensor> saved;
+  for (const auto& [name, t] : optimizer.state()) saved[name] = t.clone();
+
+  auto missing = saved;
+  missing.erase("group.0.param.1.exp_avg");
+  CHECK_THROWS_WITH(optimizer.load_state(missing), Catch::Contains("group.0.param.1.exp_avg"));
+
+  auto misshaped = saved;
+  misshaped["group.1.param.0.exp_avg_sq"] = torch::zeros({3});
+  CHECK_THROWS_AS(optimizer.load_state(misshaped), UserError);
+  CHECK_THROWS_WITH(optimizer.load_state(misshaped),
+                    Catch::Contains("group.1.param.0.exp_avg_sq"));
+}
+
+TEST_CASE("An unresolved optimizer kind is a user error", "[engine]") {
+  FusedOptimizerOptions options;
+  options.kind = OptimizerKind::automatic;
+  CHECK_THROWS_AS(FusedOptimizer({}, options), UserError);
+}
+
+TEST_CASE("zero_grad zeroes grads in place and keeps them defined", "[engine]") {
+  std::vector<torch::Tensor> params = leaf_copies(make_params(torch::kFloat));
+  FusedOptimizer optimizer(make_groups(params, 0.0), FusedOptimizerOptions{});
+  params[0].mutable_grad() = torch::randn_like(params[0]);
+  const void* storage = params[0].grad().data_ptr();
+  optimizer.zero_grad();
+  REQUIRE(params[0].grad().defined());
+  CHECK(params[0].grad().data_ptr() == storage);
+  CHECK(params[0].grad().abs().max().item<float>() == 0);
+  CHECK_FALSE(params[1].grad().defined());
+  CHECK(optimizer.group_name(1) == "no_decay");
+}
