@@ -37,9 +37,9 @@ TEST_CASE("an IDX file with a wrong magic number is rejected naming the file", "
   TempDir dir;
   auto bytes = idx_images(2, 4, 4);
   bytes[3] = 0x01;  // the labels magic where images belong
-  write_file(dir / "images", bytes, true);
-  CHECK_THROWS_MATCHES(read_idx_images(dir / "images"), UserError,
-                       Catch::Matchers::Message(dir / "images" +
+  write_file(dir.file("images"), bytes, true);
+  CHECK_THROWS_MATCHES(read_idx_images(dir.file("images")), UserError,
+                       Catch::Matchers::Message(dir.file("images") +
                                                 " has magic number 0x00000801, expected 0x00000803 for IDX images"));
 }
 
@@ -47,32 +47,32 @@ TEST_CASE("a truncated IDX file is rejected naming the file", "[data]") {
   TempDir dir;
   auto bytes = idx_images(3, 4, 4);
   bytes.resize(bytes.size() - 5);
-  write_file(dir / "plain", bytes, false);
-  CHECK_THROWS_WITH(read_idx_images(dir / "plain"), Contains(dir / "plain") && Contains("truncated"));
+  write_file(dir.file("plain"), bytes, false);
+  CHECK_THROWS_WITH(read_idx_images(dir.file("plain")), Contains(dir.file("plain")) && Contains("truncated"));
 
   // A cut gzip stream fails in zlib before the size check can.
-  write_file(dir / "full.gz", idx_images(300, 28, 28), true);
-  std::filesystem::resize_file(dir / "full.gz", std::filesystem::file_size(dir / "full.gz") / 2);
-  CHECK_THROWS_WITH(read_idx_images(dir / "full.gz"), Contains(dir / "full.gz"));
+  write_file(dir.file("full.gz"), idx_images(300, 28, 28), true);
+  std::filesystem::resize_file(dir.file("full.gz"), std::filesystem::file_size(dir.file("full.gz")) / 2);
+  CHECK_THROWS_WITH(read_idx_images(dir.file("full.gz")), Contains(dir.file("full.gz")));
 
-  write_file(dir / "labels", {0, 0, 8, 1, 0, 0, 0, 9, 1, 2}, false);
-  CHECK_THROWS_WITH(read_idx_labels(dir / "labels"), Contains(dir / "labels") && Contains("truncated"));
+  write_file(dir.file("labels"), {0, 0, 8, 1, 0, 0, 0, 9, 1, 2}, false);
+  CHECK_THROWS_WITH(read_idx_labels(dir.file("labels")), Contains(dir.file("labels")) && Contains("truncated"));
 }
 
 TEST_CASE("image and label files of different lengths are rejected naming both", "[data]") {
   TempDir dir;
   write_idx_dir(dir.path().string(), 4, 4, 4, false);
-  write_file(dir / "train-labels-idx1-ubyte", idx_labels({1, 2, 3}), false);
+  write_file(dir.file("train-labels-idx1-ubyte"), idx_labels({1, 2, 3}), false);
   CHECK_THROWS_WITH(FashionMnist(dir.path().string(), Split::train),
-                    Contains(dir / "train-labels-idx1-ubyte") && Contains(dir / "train-images-idx3-ubyte"));
+                    Contains(dir.file("train-labels-idx1-ubyte")) && Contains(dir.file("train-images-idx3-ubyte")));
 }
 
 TEST_CASE("a label outside the ten classes is rejected", "[data]") {
   TempDir dir;
   write_idx_dir(dir.path().string(), 3, 3, 4, false);
-  write_file(dir / "t10k-labels-idx1-ubyte", idx_labels({1, 10, 3}), false);
+  write_file(dir.file("t10k-labels-idx1-ubyte"), idx_labels({1, 10, 3}), false);
   CHECK_THROWS_WITH(FashionMnist(dir.path().string(), Split::val),
-                    Contains(dir / "t10k-labels-idx1-ubyte") && Contains("label 10 at item 1"));
+                    Contains(dir.file("t10k-labels-idx1-ubyte")) && Contains("label 10 at item 1"));
 }
 
 TEST_CASE("the installed Fashion-MNIST has 60000 train and 10000 val images labelled 0..9", "[data]") {
