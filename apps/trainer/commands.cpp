@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -98,9 +99,9 @@ int run_smoke(const CommonOptions& options) {
   const Settings settings = settings_of(options);
   const SmokeReport report = run_smoke(settings);
   std::printf("smoke: %lld updates\n", static_cast<long long>(report.updates));
-  print_rows({{"loss (epoch 1 -> last)", std::to_string(report.first_epoch_loss) + " -> " + std::to_string(report.last_epoch_loss)},
-              {"accumulated vs big-batch gradient", std::to_string(report.gradient_relative_error) + " (relative)"},
-              {"accumulated / unnormalised sum", std::to_string(report.accumulated_to_sum_ratio)},
+  print_rows({{"loss (epoch 1 -> last)", fmt::format("{:.4f} -> {:.4f}", report.first_epoch_loss, report.last_epoch_loss)},
+              {"accumulated vs big-batch gradient", fmt::format("{:.3g} (relative difference)", report.gradient_relative_error)},
+              {"accumulated / unnormalised sum", fmt::format("{:.4f} (1/accumulate expected)", report.accumulated_to_sum_ratio)},
               {"checkpoint round trip", report.checkpoint_round_trip ? "identical" : "DIFFERS"}});
   for (const auto& failure : report.failures) std::fprintf(stderr, "smoke failed: %s\n", failure.c_str());
   std::printf("%s\n", report.ok() ? "smoke passed" : "smoke FAILED");

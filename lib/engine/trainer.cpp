@@ -166,6 +166,7 @@ TrainingSummary Trainer::fit() {
         info.grad_norm = stats.grad_norm;
         info.elapsed_seconds = seconds_since(epoch_start);
         info.images_per_second = static_cast<double>(totals.samples) / std::max(info.elapsed_seconds, 1e-9);
+        info.updates_per_second = static_cast<double>(update + 1) / std::max(info.elapsed_seconds, 1e-9);
         info.memory_mb = peak_memory_mb(plan_.device);
         info.eta_seconds = info.elapsed_seconds / static_cast<double>(update + 1) *
                            static_cast<double>(plan_.updates_per_epoch - update - 1);

@@ -17,6 +17,7 @@ struct ProgressInfo {
   double lr = 0;
   double grad_norm = 0;
   double images_per_second = 0;
+  double updates_per_second = 0;
   double memory_mb = 0;
   double elapsed_seconds = 0;     ///< in this epoch
   double eta_seconds = 0;         ///< for this epoch

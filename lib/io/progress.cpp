@@ -42,10 +42,10 @@ std::string ConsoleProgress::status_line(const ProgressInfo& info) const {
   for (size_t i = 0; i < info.losses.size() && i < loss_names_.size(); ++i) {
     losses += fmt::format(" {} {:.4f}", loss_names_[i], info.losses[i]);
   }
-  return fmt::format("epoch {}/{} update {}/{}{} lr {:.3g} |g| {:.3g} {:.0f} img/s {:.0f} MB {} <{}",
+  return fmt::format("epoch {}/{} update {}/{}{} lr {:.3g} |g| {:.3g} {:.2f} it/s {:.0f} img/s {:.0f} MB {} <{}",
                      info.epoch, info.epochs, info.update, info.updates_per_epoch, losses, info.lr,
-                     info.grad_norm, info.images_per_second, info.memory_mb, clock_text(info.elapsed_seconds),
-                     clock_text(info.eta_seconds));
+                     info.grad_norm, info.updates_per_second, info.images_per_second, info.memory_mb,
+                     clock_text(info.elapsed_seconds), clock_text(info.eta_seconds));
 }
 
 void ConsoleProgress::on_progress(const ProgressInfo& info) {

@@ -15,7 +15,7 @@ namespace {
 constexpr int kPanelWidth = 420;
 constexpr int kPanelHeight = 300;
 constexpr int kColumns = 3;
-constexpr int kMargin = 46;
+constexpr int kMargin = 60;
 
 void draw_panel(cv::Mat& canvas, const Series& series, cv::Rect area) {
   const cv::Scalar ink(40, 40, 40), line(200, 110, 30), grid(225, 225, 225);

@@ -21,10 +21,11 @@ def main():
     parser.add_argument("--batch", type=int, required=True)
     parser.add_argument("--accumulate", type=int, required=True)
     parser.add_argument("--samples", type=int, required=True)
-    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--threads", type=int, default=0, help="0: PyTorch's default thread count")
     parser.add_argument("--lr", type=float, default=0.001)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
 
     root = "/usr/share/datasets/fashion-mnist/"
@@ -55,7 +56,7 @@ def main():
         optimizer.zero_grad(set_to_none=False)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(f"python images_per_second={args.samples / seconds:.1f} peak_memory_mb={peak_mb:.0f} seconds={seconds:.1f}")
+    print(f"python threads={torch.get_num_threads()} images_per_second={args.samples / seconds:.1f} peak_memory_mb={peak_mb:.0f} seconds={seconds:.1f}")
 
 
 if __name__ == "__main__":
