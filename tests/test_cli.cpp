@@ -55,6 +55,18 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK(val.exit_code == 0);
   CHECK_THAT(val.output, Catch::Contains("top1"));
 
+  const CommandResult predict = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
+                                            " --top 2 --source " + (dir / "data" / "val" / "bright").string() + " " +
+                                            (dir / "data" / "val" / "dark" / "0.png").string());
+  INFO(predict.output);
+  CHECK(predict.exit_code == 0);
+  CHECK(std::count(predict.output.begin(), predict.output.end(), '\n') == 7);  // 6 + 1 images
+  CHECK_THAT(predict.output, Catch::Contains("0.png: ") && Catch::Contains("bright 0.") && Catch::Contains("dark 0."));
+  const CommandResult no_images = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
+                                              " --source " + (dir / "nothing-here").string());
+  CHECK(no_images.exit_code == 2);
+  CHECK_THAT(no_images.output, Catch::Contains("nothing-here"));
+
   // Python reads the checkpoint with weights_only=True and torchvision takes the weights strictly.
   const CommandResult python = run_command(
       "/usr/bin/python3 -c \"import torch, torchvision; c = torch.load('" + (run / "weights" / "last.pt").string() +

@@ -16,6 +16,7 @@
 #include "io/results_plot.h"
 #include "io/run_folder.h"
 #include "io/state_dict.h"
+#include "tasks/classify_task.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
 
@@ -68,21 +69,50 @@ int run_train(const CommonOptions& options) {
   return 0;
 }
 
-int run_val(const CommonOptions& options, const std::string& weights) {
-  const Checkpoint checkpoint = load_checkpoint(weights);
+// A checkpoint's model, rebuilt from the recipe stored in it (or --config) plus overrides, with
+// its EMA weights when it has them: what validation and prediction evaluate.
+struct TrainedModel {
+  Checkpoint checkpoint;
+  std::unique_ptr<Task> task;
+  torch::Device device = torch::kCPU;
+};
+
+TrainedModel load_trained(const CommonOptions& options, const std::string& weights) {
+  TrainedModel trained;
+  trained.checkpoint = load_checkpoint(weights);
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
-  Settings settings = options.config ? load_settings(options.config, overrides)
-                                     : load_settings_from_yaml(checkpoint.recipe, weights + ":recipe", overrides);
+  const Settings settings =
+      options.config ? load_settings(options.config, overrides)
+                     : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
   configure_runtime(settings);
-  auto task = make_task(settings, false);
-  load_state_dict(task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
-  const torch::Device device = resolve_device(settings.device);
-  task->model().to(device);
-  const Metrics metrics = task->validate(device);
-  std::printf("%s (%s weights, epoch %lld):\n", weights.c_str(), checkpoint.ema.empty() ? "model" : "EMA",
-              static_cast<long long>(checkpoint.epoch));
+  trained.task = make_task(settings, false);
+  const Checkpoint& checkpoint = trained.checkpoint;
+  load_state_dict(trained.task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
+  trained.device = resolve_device(settings.device);
+  trained.task->model().to(trained.device);
+  return trained;
+}
+
+int run_val(const CommonOptions& options, const std::string& weights) {
+  const TrainedModel trained = load_trained(options, weights);
+  const Metrics metrics = trained.task->validate(trained.device);
+  std::printf("%s (%s weights, epoch %lld):\n", weights.c_str(), trained.checkpoint.ema.empty() ? "model" : "EMA",
+              static_cast<long long>(trained.checkpoint.epoch));
   print_metrics(metrics.values);
+  return 0;
+}
+
+int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
+                int64_t top_k) {
+  const TrainedModel trained = load_trained(options, weights);
+  auto* classify = dynamic_cast<ClassifyTask*>(trained.task.get());
+  if (!classify) throw UserError("predict is not available for task '" + trained.task->name() + "'");
+  for (const auto& prediction : classify->predict(sources, trained.device, top_k)) {
+    std::string line = prediction.path + ":";
+    for (const auto& [name, probability] : prediction.top) line += fmt::format(" {} {:.3f}", name, probability);
+    std::printf("%s\n", line.c_str());
+  }
   return 0;
 }
 

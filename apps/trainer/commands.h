@@ -1,5 +1,6 @@
 // One function per subcommand; main() only parses the command line and maps errors to exit codes.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ struct CommonOptions {
 
 int run_train(const CommonOptions& options);
 int run_val(const CommonOptions& options, const std::string& weights);
+int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
+                int64_t top_k);
 int run_plan(const CommonOptions& options);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);

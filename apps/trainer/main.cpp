@@ -33,24 +33,32 @@ int main(int argc, char** argv) {
 
   CLI::App* train = app.add_subcommand("train", "train a model from a recipe");
   CLI::App* val = app.add_subcommand("val", "validate a checkpoint on its recipe's val split");
+  CLI::App* predict = app.add_subcommand("predict", "classify image files or folders with a checkpoint");
   CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
   CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
   CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
-  for (CLI::App* command : {train, val, plan, smoke, keys}) add_common(command, options);
+  const std::vector<CLI::App*> commands{train, val, predict, plan, smoke, keys};
+  for (CLI::App* command : commands) add_common(command, options);
   val->add_option("-w,--weights", weights, "checkpoint to validate")->required();
+  std::vector<std::string> sources;
+  int64_t top_k = 5;
+  predict->add_option("-w,--weights", weights, "checkpoint to predict with")->required();
+  predict->add_option("-s,--source", sources, "image files or folders")->required();
+  predict->add_option("-k,--top", top_k, "classes shown per image")->check(CLI::PositiveNumber);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   }
-  for (CLI::App* command : {train, val, plan, smoke, keys}) {
+  for (CLI::App* command : commands) {
     if (command->parsed()) options.overrides = command->remaining();
   }
 
   try {
     if (train->parsed()) return trainer::app::run_train(options);
     if (val->parsed()) return trainer::app::run_val(options, weights);
+    if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k);
     if (plan->parsed()) return trainer::app::run_plan(options);
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);

@@ -128,10 +128,11 @@ RecipeKey string_key(std::string name, std::string Settings::*field, bool allow_
           [=](const Settings& s) { return (s.*field).empty() ? std::string("none") : s.*field; }};
 }
 
+// bare_means_true: the key also takes true/false (listed in `choices`), so a bare key is allowed.
 template <typename Enum>
 RecipeKey enum_key(std::string name, Enum Settings::*field,
-                   std::vector<std::pair<std::string, Enum>> choices) {
-  return {name, false,
+                   std::vector<std::pair<std::string, Enum>> choices, bool bare_means_true = false) {
+  return {name, bare_means_true,
           [=](Settings& s, const RecipeValue& v) { s.*field = parse_enum(name, v, choices); },
           [=](const Settings& s) { return std::string(to_string(s.*field)); }};
 }
@@ -216,42 +217,26 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(double_key("warmup_momentum", &Settings::warmup_momentum, 0.0, 1.0, false));
   keys.push_back(double_key("warmup_bias_lr", &Settings::warmup_bias_lr, 0.0, 10.0));
   keys.push_back(double_key("grad_clip", &Settings::grad_clip, 0.0, 1e9));
-  keys.push_back({"amp", true,
-                  [](Settings& s, const RecipeValue& v) {
-                    const std::string lowered = to_lower(v.text);
-                    if (!v.is_null && lowered == "true") {
-                      s.amp = AmpMode::automatic;
-                    } else if (!v.is_null && lowered == "false") {
-                      s.amp = AmpMode::off;
-                    } else {
-                      s.amp = parse_enum<AmpMode>("amp", v,
-                                                  {{"auto", AmpMode::automatic},
-                                                   {"off", AmpMode::off},
-                                                   {"fp16", AmpMode::fp16},
-                                                   {"bf16", AmpMode::bf16}});
-                    }
-                  },
-                  [](const Settings& s) { return std::string(to_string(s.amp)); }});
+  // true/false are accepted as Ultralytics spells them: amp=true, a bare `amp`, amp=false.
+  keys.push_back(enum_key<AmpMode>("amp", &Settings::amp,
+                                   {{"auto", AmpMode::automatic},
+                                    {"off", AmpMode::off},
+                                    {"fp16", AmpMode::fp16},
+                                    {"bf16", AmpMode::bf16},
+                                    {"true", AmpMode::automatic},
+                                    {"false", AmpMode::off}},
+                                   true));
   keys.push_back(bool_key("ema", &Settings::ema));
   keys.push_back(double_key("ema_decay", &Settings::ema_decay, 0.0, 1.0, false));
   keys.push_back(double_key("ema_tau", &Settings::ema_tau, 1e-9, 1e12));
-  keys.push_back({"compile", true,
-                  [](Settings& s, const RecipeValue& v) {
-                    const std::string lowered = to_lower(v.text);
-                    if (!v.is_null && lowered == "true") {
-                      s.compile = CompileMode::standard;
-                    } else if (!v.is_null && lowered == "false") {
-                      s.compile = CompileMode::none;
-                    } else {
-                      s.compile = parse_enum<CompileMode>(
-                          "compile", v,
-                          {{"none", CompileMode::none},
-                           {"default", CompileMode::standard},
-                           {"reduce-overhead", CompileMode::reduce_overhead},
-                           {"max-autotune", CompileMode::max_autotune}});
-                    }
-                  },
-                  [](const Settings& s) { return std::string(to_string(s.compile)); }});
+  keys.push_back(enum_key<CompileMode>("compile", &Settings::compile,
+                                       {{"none", CompileMode::none},
+                                        {"default", CompileMode::standard},
+                                        {"reduce-overhead", CompileMode::reduce_overhead},
+                                        {"max-autotune", CompileMode::max_autotune},
+                                        {"true", CompileMode::standard},
+                                        {"false", CompileMode::none}},
+                                       true));
 
   keys.push_back(string_key("project", &Settings::project, false));
   keys.push_back(string_key("name", &Settings::name, false));

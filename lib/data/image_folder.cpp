@@ -1,5 +1,7 @@
 #include "data/image_folder.h"
 
+#include "data/read_image.h"
+
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
@@ -129,18 +131,7 @@ ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fr
   }
 }
 
-cv::Mat ImageFolder::image(size_t i) const {
-  const std::string& path = samples_.at(i).path;
-  cv::Mat image;
-  try {
-    image = cv::imread(path, channels_ == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
-  } catch (const cv::Exception& error) {
-    throw UserError("cannot read image " + path + ": " + error.what());
-  }
-  if (image.empty()) throw UserError("cannot read image " + path);
-  if (channels_ == 3) cv::cvtColor(image, image, cv::COLOR_BGR2RGB);
-  return image;
-}
+cv::Mat ImageFolder::image(size_t i) const { return read_image(samples_.at(i).path, channels_); }
 
 Normalization ImageFolder::normalization() const {
   if (channels_ == 1) return {{0.5}, {0.5}};

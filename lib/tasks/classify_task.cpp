@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "data/classify_transform.h"
+#include "data/image_files.h"
 #include "data/open_dataset.h"
 #include "data/sampler.h"
 #include "util/error.h"
@@ -51,14 +52,50 @@ LossOutput ClassifyTask::loss(const Batch& batch) {
   return {total, total.detach().reshape({1})};
 }
 
-Metrics ClassifyTask::validate(const torch::Device& device) {
-  const int64_t batch_size = validation_batch(settings_);
+ClassifyAugment ClassifyTask::evaluation_augment() const {
   ClassifyAugment augment;
   augment.imgsz = imgsz_;
   augment.crop_pad = 0;
   augment.fliplr = 0;
   augment.train = false;
-  Loader loader(make_classify_collate(*val_, augment, normalization_, 0), settings_.workers,
+  return augment;
+}
+
+std::vector<ClassifyTask::Prediction> ClassifyTask::predict(const std::vector<std::string>& sources,
+                                                            const torch::Device& device, int64_t top_k) {
+  const ImageFiles files(sources, channels_, class_names_, imgsz_, normalization_);
+  const Loader::Collate collate = make_classify_collate(files, evaluation_augment(), normalization_, 0);
+  const int64_t k = std::min<int64_t>(top_k, classes());
+  const bool was_training = model_->is_training();
+  model_->eval();
+  c10::InferenceMode inference;
+  std::vector<Prediction> predictions;
+  for (size_t first = 0; first < files.size(); first += static_cast<size_t>(settings_.batch)) {
+    std::vector<size_t> indices;
+    for (size_t i = first; i < std::min(files.size(), first + static_cast<size_t>(settings_.batch)); ++i) {
+      indices.push_back(i);
+    }
+    const Batch batch = collate(indices, 0);
+    const auto [probabilities, classes_ranked] =
+        torch::softmax(model_->forward(batch.input.to(device)).to(torch::kFloat), 1).topk(k, 1);
+    const torch::Tensor p = probabilities.cpu();
+    const torch::Tensor c = classes_ranked.cpu();
+    for (int64_t row = 0; row < batch.size; ++row) {
+      Prediction prediction{files.path(indices[static_cast<size_t>(row)]), {}};
+      for (int64_t j = 0; j < k; ++j) {
+        prediction.top.emplace_back(class_names_.at(static_cast<size_t>(c[row][j].item<int64_t>())),
+                                    p[row][j].item<double>());
+      }
+      predictions.push_back(std::move(prediction));
+    }
+  }
+  if (was_training) model_->train();
+  return predictions;
+}
+
+Metrics ClassifyTask::validate(const torch::Device& device) {
+  const int64_t batch_size = validation_batch(settings_);
+  Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), settings_.workers,
                 settings_.prefetch);
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "config/settings.h"
+#include "data/classify_transform.h"
 #include "data/image_dataset.h"
 #include "models/resnet.h"
 #include "tasks/task.h"
@@ -25,6 +26,14 @@ class ClassifyTask : public Task {
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
   Metrics validate(const torch::Device& device) override;
 
+  struct Prediction {
+    std::string path;
+    std::vector<std::pair<std::string, double>> top;  ///< class name and probability, best first
+  };
+  // Classifies image files or folders with the validation preprocessing.
+  std::vector<Prediction> predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                  int64_t top_k);
+
   const std::vector<std::string>& class_names() const { return class_names_; }
   int64_t imgsz() const { return imgsz_; }
   const Normalization& normalization() const { return normalization_; }
@@ -32,6 +41,7 @@ class ClassifyTask : public Task {
   ResNet& resnet() { return model_; }
 
  private:
+  ClassifyAugment evaluation_augment() const;
   Settings settings_;
   std::unique_ptr<ImageDataset> train_;
   std::unique_ptr<ImageDataset> val_;
