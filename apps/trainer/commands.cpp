@@ -8,6 +8,7 @@
 
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "engine/resume.h"
 #include "engine/smoke.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
@@ -19,6 +20,7 @@
 #include "tasks/classify_task.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
+#include "util/stop_signal.h"
 
 namespace trainer::app {
 namespace {
@@ -43,22 +45,43 @@ void print_metrics(const std::vector<std::pair<std::string, double>>& metrics) {
 }  // namespace
 
 int run_train(const CommonOptions& options) {
-  const Settings settings = settings_of(options);
+  Settings settings = settings_of(options);
+  std::optional<ResumePoint> resume;
+  std::filesystem::path folder;
+  if (!settings.resume.empty()) {
+    if (options.config) throw UserError("resume takes its recipe from the checkpoint; drop --config");
+    resume = prepare_resume(settings, options.overrides);
+    settings = resume->settings;
+    settings.pretrained.clear();  // the checkpoint's weights replace any starting point
+    configure_runtime(settings);
+    folder = resume->run_folder;
+  }
   auto task = make_task(settings);
-  const auto folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
-  {
+  if (!resume) {
+    folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
     std::ofstream args(folder / "args.yaml");
     args << to_yaml(settings);
     if (!args) throw UserError("cannot write " + (folder / "args.yaml").string());
   }
   Trainer trainer(settings, *task, folder);
+  if (resume) trainer.resume_from(resume->checkpoint);
+  install_stop_signals();
+  trainer.set_stop_check(stop_requested);
+  const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
   ConsoleProgress progress(ConsoleProgress::detect_style(options.quiet));
-  ResultsCsv csv(folder / "results.csv");
-  ResultsPlot plot(folder / "results.png");
+  ResultsCsv csv(folder / "results.csv", keep_epochs);
+  ResultsPlot plot(folder / "results.png", resume ? folder / "results.csv" : std::filesystem::path());
   trainer.add_observer(progress);
+  if (settings.plots) trainer.add_observer(plot);  // reads the old rows before the CSV rewrites them
   trainer.add_observer(csv);
-  if (settings.plots) trainer.add_observer(plot);
-  const TrainingSummary summary = trainer.fit();
+  TrainingSummary summary;
+  try {
+    summary = trainer.fit();
+  } catch (const TrainingInterrupted& interrupted) {
+    std::fprintf(stderr, "\ninterrupted: saved %s; continue with: trainer train resume=%s\n",
+                 interrupted.checkpoint().string().c_str(), interrupted.checkpoint().string().c_str());
+    return 128 + stop_signal();
+  }
   std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
               static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
               folder.string().c_str());

@@ -247,6 +247,16 @@ std::vector<RecipeKey> build_table() {
                     if (s.save_period == 0) fail("save_period", v, "-1 (off) or a positive integer");
                   },
                   [](const Settings& s) { return std::to_string(s.save_period); }});
+  keys.push_back(int_key("save_interval", &Settings::save_interval, 0));
+  keys.push_back({"resume", true,
+                  [](Settings& s, const RecipeValue& v) {
+                    const std::string lowered = to_lower(v.text);
+                    s.resume = v.is_null || lowered == "false" || lowered == "none" ? ""
+                               : lowered == "true"                                 ? "true"
+                                                                                   : v.text;
+                  },
+                  [](const Settings& s) { return s.resume.empty() ? std::string("false") : s.resume; }});
+  keys.push_back(bool_key("resume_force", &Settings::resume_force));
   keys.push_back(int_key("patience", &Settings::patience, 1));
   keys.push_back(bool_key("val", &Settings::val));
   keys.push_back(bool_key("plots", &Settings::plots));

@@ -71,6 +71,9 @@ struct Settings {
   std::string name = "train";                ///< run folder name under project/<task>/
   bool exist_ok = false;                     ///< reuse project/<task>/name instead of name2, name3…
   int64_t save_period = -1;                  ///< also save epoch<N>.pt every N epochs; -1 = off
+  int64_t save_interval = 0;                 ///< also write last.pt every N updates; 0 = off
+  std::string resume;                        ///< "" | "true" (latest run of project/task/name) | last.pt path
+  bool resume_force = false;                 ///< resume even when the command changes the batch geometry or model
   int64_t patience = 100;                    ///< epochs without improvement before stopping
   bool val = true;                           ///< validate after every epoch
   bool plots = true;                         ///< draw results.png

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "config/recipe.h"
 #include "data/sampler.h"
@@ -66,6 +67,92 @@ struct EpochTotals {
   }
 };
 
+// Everything the loop advances: what a checkpoint carries so that a resumed run continues
+// bit for bit.
+struct LoopState {
+  int64_t epoch = 0;        // current epoch, 0-based (= completed epochs)
+  int64_t micro_batch = 0;  // micro-batches done in this epoch
+  int64_t updates = 0;      // optimizer updates so far
+  double best_fitness = -1;
+  int64_t best_epoch = 0;
+  int64_t stale_epochs = 0; // epochs since the best one (patience)
+  EpochTotals totals;
+};
+
+torch::Tensor scalar(double value) { return torch::scalar_tensor(value, torch::kDouble); }
+
+NamedTensors progress_tensors(const LoopState& state) {
+  const EpochTotals& t = state.totals;
+  return {{"best_epoch", scalar(static_cast<double>(state.best_epoch))},
+          {"stale_epochs", scalar(static_cast<double>(state.stale_epochs))},
+          {"epoch_samples", scalar(static_cast<double>(t.samples))},
+          {"epoch_updates", scalar(static_cast<double>(t.updates))},
+          {"epoch_skipped", scalar(static_cast<double>(t.skipped))},
+          {"epoch_grad_norm_sum", scalar(t.grad_norm_sum)},
+          {"epoch_loss_sums", torch::tensor(t.loss_sums, torch::kDouble)}};
+}
+
+LoopState restore_loop_state(const Checkpoint& checkpoint) {
+  const auto progress = to_map(checkpoint.progress);
+  const auto value = [&](const std::string& key) {
+    const auto found = progress.find(key);
+    if (found == progress.end()) throw UserError("checkpoint progress has no '" + key + "'; cannot resume");
+    return found->second;
+  };
+  LoopState state;
+  state.epoch = checkpoint.epoch;
+  state.micro_batch = checkpoint.micro_batch;
+  state.updates = checkpoint.updates;
+  state.best_fitness = checkpoint.best_fitness;
+  state.best_epoch = static_cast<int64_t>(value("best_epoch").item<double>());
+  state.stale_epochs = static_cast<int64_t>(value("stale_epochs").item<double>());
+  state.totals.samples = static_cast<int64_t>(value("epoch_samples").item<double>());
+  state.totals.updates = static_cast<int64_t>(value("epoch_updates").item<double>());
+  state.totals.skipped = static_cast<int64_t>(value("epoch_skipped").item<double>());
+  state.totals.grad_norm_sum = value("epoch_grad_norm_sum").item<double>();
+  const torch::Tensor sums = value("epoch_loss_sums").to(torch::kDouble).contiguous();
+  state.totals.loss_sums.assign(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel());
+  return state;
+}
+
+NamedTensors generator_states() {
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return {{"cpu", generator.get_state()}};
+}
+
+void restore_generators(const NamedTensors& states) {
+  for (const auto& [name, state] : states) {
+    if (name != "cpu") continue;  // CUDA generators are not saved yet (no GPU path to test)
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+  }
+}
+
+NamedTensors accumulated_gradients(torch::nn::Module& model) {
+  NamedTensors grads;
+  for (const auto& item : model.named_parameters()) {
+    if (item.value().grad().defined()) grads.emplace_back(item.key(), item.value().grad().detach().clone());
+  }
+  return grads;
+}
+
+void restore_gradients(torch::nn::Module& model, const NamedTensors& grads) {
+  const auto by_name = to_map(grads);
+  torch::NoGradGuard no_grad;
+  for (const auto& item : model.named_parameters()) {
+    const auto found = by_name.find(item.key());
+    if (found == by_name.end()) continue;
+    torch::Tensor& grad = item.value().mutable_grad();
+    if (grad.defined()) {
+      grad.copy_(found->second);
+    } else {
+      grad = found->second.to(item.value().device()).clone();
+    }
+  }
+}
+
 }  // namespace
 
 void configure_runtime(const Settings& settings) {
@@ -102,75 +189,126 @@ TrainingSummary Trainer::fit() {
   LossScaler scaler(plan_.loss_scaling, plan_.device);
   std::unique_ptr<ModelEma> ema;
   if (settings_.ema) ema = std::make_unique<ModelEma>(model, settings_.ema_decay, settings_.ema_tau);
+
+  LoopState state;
+  if (resume_) {
+    load_state_dict(model, to_map(resume_->model), true);
+    if (ema) {
+      auto ema_state = to_map(resume_->ema);
+      ema_state["updates"] = torch::scalar_tensor(resume_->updates, torch::kLong);
+      ema->load_state(ema_state);
+    }
+    optimizer.load_state(to_map(resume_->optimizer));
+    scaler.load_state(to_map(resume_->scaler));
+    restore_gradients(model, resume_->grads);
+    restore_generators(resume_->rng);
+    state = restore_loop_state(*resume_);
+    spdlog::info("resuming at epoch {}, micro-batch {}/{}, update {}", state.epoch + 1, state.micro_batch,
+                 plan_.micro_batches_per_epoch, state.updates);
+  }
+
   StepExecutor executor(task_, optimizer, scaler, ema.get(), {plan_.device, plan_.amp_dtype, settings_.grad_clip});
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
   Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);
+  const std::string recipe = to_yaml(settings_);
+  const std::filesystem::path last_path = run_folder_.empty() ? std::filesystem::path() : run_folder_ / "weights" / "last.pt";
+
+  // `epoch`/`micro_batch`: the position the checkpoint resumes at.
+  const auto make_checkpoint = [&](int64_t epoch, int64_t micro_batch, bool with_gradients) {
+    Checkpoint checkpoint;
+    checkpoint.task = task_.name();
+    checkpoint.model = state_dict(model);
+    if (ema) {
+      for (auto& [name, tensor] : ema->state()) {
+        if (name != "updates") checkpoint.ema.emplace_back(name, tensor);
+      }
+    }
+    checkpoint.optimizer = optimizer.state();
+    checkpoint.scaler = scaler.state();
+    if (with_gradients) checkpoint.grads = accumulated_gradients(model);
+    checkpoint.rng = generator_states();
+    checkpoint.progress = progress_tensors(state);
+    checkpoint.epoch = epoch;
+    checkpoint.micro_batch = micro_batch;
+    checkpoint.updates = state.updates;
+    checkpoint.best_fitness = state.best_fitness;
+    checkpoint.recipe = recipe;
+    return checkpoint;
+  };
+  const auto fold_statistics = [&](int64_t epoch, int64_t update, Clock::time_point epoch_start, double lr) {
+    const StepStats stats = executor.read_stats();
+    state.totals.add(stats);
+    if (!plan_.loss_scaling && stats.skipped_updates > 0) {
+      throw UserError("non-finite loss or gradients in epoch " + std::to_string(epoch + 1) + " (" +
+                      std::to_string(stats.skipped_updates) + " update(s) skipped); lower lr0, enable "
+                      "grad_clip or check the data. Saved checkpoints are unchanged");
+    }
+    if (plan_.loss_scaling && stats.loss_scale < 1e-4) {
+      throw UserError("the fp16 loss scale collapsed to " + std::to_string(stats.loss_scale) +
+                      ": the loss is non-finite at every scale; lower lr0 or use amp=bf16");
+    }
+    ProgressInfo info;
+    info.epoch = epoch + 1;
+    info.epochs = plan_.epochs;
+    info.update = update;
+    info.updates_per_epoch = plan_.updates_per_epoch;
+    info.losses = stats.losses;
+    info.lr = lr;
+    info.grad_norm = stats.grad_norm;
+    info.elapsed_seconds = seconds_since(epoch_start);
+    info.images_per_second = static_cast<double>(state.totals.samples) / std::max(info.elapsed_seconds, 1e-9);
+    info.updates_per_second = static_cast<double>(state.totals.updates) / std::max(info.elapsed_seconds, 1e-9);
+    info.memory_mb = peak_memory_mb(plan_.device);
+    info.eta_seconds = info.elapsed_seconds / static_cast<double>(std::max<int64_t>(state.totals.updates, 1)) *
+                       static_cast<double>(plan_.updates_per_epoch - update);
+    for (auto* observer : observers_) observer->on_progress(info);
+  };
 
   for (auto* observer : observers_) observer->on_start(plan_, task_.loss_names(), task_.metric_names());
 
   TrainingSummary summary;
-  summary.best_fitness = -1;
-  int64_t global_update = 0;
-  int64_t epochs_without_improvement = 0;
-  const std::string recipe = to_yaml(settings_);
-
-  for (int64_t epoch = 0; epoch < plan_.epochs; ++epoch) {
+  for (; state.epoch < plan_.epochs; ++state.epoch) {
+    const int64_t epoch = state.epoch;
     const auto epoch_start = Clock::now();
     const auto order = epoch_order(task_.train_indices(), static_cast<uint64_t>(settings_.seed), epoch, true);
-    loader.start_epoch(make_batches(order, plan_.micro_batch, false), epoch);
-    EpochTotals totals;
+    loader.start_epoch(make_batches(order, plan_.micro_batch, false), epoch, static_cast<size_t>(state.micro_batch));
     auto last_read = Clock::now();
-    double lr = 0;
+    double lr = schedule_at(schedule, state.updates).lr;
 
-    for (int64_t update = 0; update < plan_.updates_per_epoch; ++update) {
-      const ScheduleValues values = schedule_at(schedule, global_update);
-      optimizer.set_lr(kWeightGroup, values.lr);
-      optimizer.set_lr(kNormGroup, values.lr);
-      optimizer.set_lr(kBiasGroup, values.bias_lr);
-      // Ultralytics warms up SGD momentum only; AdamW's beta1 stays fixed.
-      if (plan_.optimizer == OptimizerKind::sgd) optimizer.set_momentum(values.momentum);
-      lr = values.lr;
+    while (state.micro_batch < plan_.micro_batches_per_epoch) {
+      const int64_t update = state.micro_batch / plan_.accumulate;
+      std::optional<Batch> batch = loader.next();
+      TORCH_INTERNAL_ASSERT(batch, "loader ended before the planned micro-batches");
+      batch->input = batch->input.to(plan_.device, true);
+      batch->target = batch->target.to(plan_.device, true);
+      executor.micro_step(*batch, plan_.group_samples(update));
+      ++state.micro_batch;
 
-      const int64_t group_samples = plan_.group_samples(update);
-      for (int64_t m = 0; m < plan_.group_size(update); ++m) {
-        std::optional<Batch> batch = loader.next();
-        TORCH_INTERNAL_ASSERT(batch, "loader ended before the planned micro-batches");
-        batch->input = batch->input.to(plan_.device, true);
-        batch->target = batch->target.to(plan_.device, true);
-        executor.micro_step(*batch, group_samples);
+      const bool group_done = state.micro_batch == plan_.group_first(update) + plan_.group_size(update);
+      if (group_done) {
+        const ScheduleValues values = schedule_at(schedule, state.updates);
+        optimizer.set_lr(kWeightGroup, values.lr);
+        optimizer.set_lr(kNormGroup, values.lr);
+        optimizer.set_lr(kBiasGroup, values.bias_lr);
+        // Ultralytics warms up SGD momentum only; AdamW's beta1 stays fixed.
+        if (plan_.optimizer == OptimizerKind::sgd) optimizer.set_momentum(values.momentum);
+        lr = values.lr;
+        executor.update();
+        ++state.updates;
+        const bool epoch_done = state.micro_batch == plan_.micro_batches_per_epoch;
+        const bool save_due = !last_path.empty() && settings_.save_interval > 0 && !epoch_done &&
+                              state.updates % settings_.save_interval == 0;
+        if (epoch_done || save_due || seconds_since(last_read) >= kReadBackSeconds) {
+          last_read = Clock::now();
+          fold_statistics(epoch, update + 1, epoch_start, lr);
+        }
+        if (save_due) save_checkpoint(last_path, make_checkpoint(epoch, state.micro_batch, false));
       }
-      executor.update();
-      ++global_update;
-
-      const bool last = update + 1 == plan_.updates_per_epoch;
-      if (last || seconds_since(last_read) >= kReadBackSeconds) {
-        last_read = Clock::now();
-        const StepStats stats = executor.read_stats();
-        totals.add(stats);
-        if (!plan_.loss_scaling && stats.skipped_updates > 0) {
-          throw UserError("non-finite loss or gradients in epoch " + std::to_string(epoch + 1) + " (" +
-                          std::to_string(stats.skipped_updates) + " update(s) skipped); lower lr0, enable "
-                          "grad_clip or check the data. Saved checkpoints are unchanged");
-        }
-        if (plan_.loss_scaling && stats.loss_scale < 1e-4) {
-          throw UserError("the fp16 loss scale collapsed to " + std::to_string(stats.loss_scale) +
-                          ": the loss is non-finite at every scale; lower lr0 or use amp=bf16");
-        }
-        ProgressInfo info;
-        info.epoch = epoch + 1;
-        info.epochs = plan_.epochs;
-        info.update = update + 1;
-        info.updates_per_epoch = plan_.updates_per_epoch;
-        info.losses = stats.losses;
-        info.lr = lr;
-        info.grad_norm = stats.grad_norm;
-        info.elapsed_seconds = seconds_since(epoch_start);
-        info.images_per_second = static_cast<double>(totals.samples) / std::max(info.elapsed_seconds, 1e-9);
-        info.updates_per_second = static_cast<double>(update + 1) / std::max(info.elapsed_seconds, 1e-9);
-        info.memory_mb = peak_memory_mb(plan_.device);
-        info.eta_seconds = info.elapsed_seconds / static_cast<double>(update + 1) *
-                           static_cast<double>(plan_.updates_per_epoch - update - 1);
-        for (auto* observer : observers_) observer->on_progress(info);
+      if (stop_check_ && stop_check_()) {
+        if (last_path.empty()) throw TrainingInterrupted({});
+        fold_statistics(epoch, update + (group_done ? 1 : 0), epoch_start, lr);
+        save_checkpoint(last_path, make_checkpoint(epoch, state.micro_batch, !group_done));
+        throw TrainingInterrupted(last_path);
       }
     }
     TORCH_INTERNAL_ASSERT(!loader.next(), "loader has micro-batches beyond the plan");
@@ -178,11 +316,11 @@ TrainingSummary Trainer::fit() {
     EpochRecord record;
     record.epoch = epoch + 1;
     record.seconds = seconds_since(epoch_start);
-    record.losses = totals.mean_losses();
+    record.losses = state.totals.mean_losses();
     record.lr = lr;
-    record.grad_norm = totals.grad_norm_sum / static_cast<double>(std::max<int64_t>(totals.updates, 1));
-    record.skipped_updates = totals.skipped;
-    record.images_per_second = static_cast<double>(totals.samples) / std::max(record.seconds, 1e-9);
+    record.grad_norm = state.totals.grad_norm_sum / static_cast<double>(std::max<int64_t>(state.totals.updates, 1));
+    record.skipped_updates = state.totals.skipped;
+    record.images_per_second = static_cast<double>(state.totals.samples) / std::max(record.seconds, 1e-9);
 
     if (settings_.val || epoch + 1 == plan_.epochs) {
       for (auto* observer : observers_) observer->on_validation_start(epoch + 1);
@@ -193,50 +331,40 @@ TrainingSummary Trainer::fit() {
       record.fitness = metrics.fitness;
     }
     record.peak_memory_mb = peak_memory_mb(plan_.device);
-    record.best = record.fitness > summary.best_fitness;
+    record.best = record.fitness > state.best_fitness;
     if (record.best) {
-      summary.best_fitness = record.fitness;
-      summary.best_epoch = epoch + 1;
-      epochs_without_improvement = 0;
+      state.best_fitness = record.fitness;
+      state.best_epoch = epoch + 1;
+      state.stale_epochs = 0;
     } else {
-      ++epochs_without_improvement;
+      ++state.stale_epochs;
     }
 
-    if (!run_folder_.empty()) {
-      Checkpoint checkpoint;
-      checkpoint.task = task_.name();
-      checkpoint.model = state_dict(model);
-      if (ema) {
-        ema->swap(model);
-        checkpoint.ema = state_dict(model);
-        ema->swap(model);
-      }
-      checkpoint.optimizer = optimizer.state();
-      checkpoint.scaler = scaler.state();
-      checkpoint.epoch = epoch + 1;
-      checkpoint.updates = global_update;
-      checkpoint.best_fitness = summary.best_fitness;
-      checkpoint.recipe = recipe;
-      summary.last_weights = run_folder_ / "weights" / "last.pt";
-      save_checkpoint(summary.last_weights, checkpoint);
-      if (record.best) {
-        summary.best_weights = run_folder_ / "weights" / "best.pt";
-        save_checkpoint(summary.best_weights, checkpoint);
-      }
+    // The checkpoint resumes at the start of the next epoch.
+    state.micro_batch = 0;
+    state.totals = EpochTotals{};
+    if (!last_path.empty()) {
+      const Checkpoint checkpoint = make_checkpoint(epoch + 1, 0, false);
+      save_checkpoint(last_path, checkpoint);
+      summary.last_weights = last_path;
+      if (record.best) save_checkpoint(run_folder_ / "weights" / "best.pt", checkpoint);
       if (settings_.save_period > 0 && (epoch + 1) % settings_.save_period == 0) {
         save_checkpoint(run_folder_ / "weights" / ("epoch" + std::to_string(epoch + 1) + ".pt"), checkpoint);
       }
     }
     for (auto* observer : observers_) observer->on_epoch_end(record);
-    summary.epochs_run = epoch + 1;
     summary.last_metrics = record.metrics;
-    if (epochs_without_improvement >= settings_.patience) {
+    summary.epochs_run = epoch + 1;
+    if (state.stale_epochs >= settings_.patience) {
       spdlog::info("stopping early: no improvement for {} epochs (patience), best epoch {}", settings_.patience,
-                   summary.best_epoch);
+                   state.best_epoch);
       break;
     }
   }
-  summary.updates = global_update;
+  summary.updates = state.updates;
+  summary.best_fitness = state.best_fitness;
+  summary.best_epoch = state.best_epoch;
+  if (!run_folder_.empty() && state.best_epoch > 0) summary.best_weights = run_folder_ / "weights" / "best.pt";
   summary.seconds = seconds_since(run_start);
   return summary;
 }

@@ -2,11 +2,15 @@
 // back a few times a second, validation with EMA weights, checkpoints each epoch.
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "config/settings.h"
 #include "engine/training_observer.h"
 #include "engine/training_plan.h"
+#include "io/checkpoint.h"
 #include "tasks/task.h"
 
 namespace trainer {
@@ -22,11 +26,27 @@ struct TrainingSummary {
   double seconds = 0;
 };
 
+// Thrown by fit() when the stop check fired: the run saved a resumable last.pt first.
+class TrainingInterrupted : public std::runtime_error {
+ public:
+  explicit TrainingInterrupted(std::filesystem::path checkpoint)
+      : std::runtime_error("training interrupted"), checkpoint_(std::move(checkpoint)) {}
+  const std::filesystem::path& checkpoint() const { return checkpoint_; }
+
+ private:
+  std::filesystem::path checkpoint_;
+};
+
 class Trainer {
  public:
   // run_folder empty: no files written (smoke runs and tests).
   Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder = {});
   void add_observer(TrainingObserver& observer) { observers_.push_back(&observer); }
+  // Polled after every micro-batch; when it returns true the run saves last.pt (with the
+  // gradients of an unfinished accumulation group) and throws TrainingInterrupted.
+  void set_stop_check(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
+  // Continue exactly where `checkpoint` (written by a run of the same recipe) stopped.
+  void resume_from(Checkpoint checkpoint) { resume_ = std::move(checkpoint); }
   const TrainingPlan& plan() const { return plan_; }
   TrainingSummary fit();
 
@@ -36,6 +56,8 @@ class Trainer {
   std::filesystem::path run_folder_;
   TrainingPlan plan_;
   std::vector<TrainingObserver*> observers_;
+  std::function<bool()> stop_check_;
+  std::optional<Checkpoint> resume_;
 };
 
 // Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch

@@ -12,6 +12,14 @@
 namespace trainer {
 namespace {
 
+// R22: whatever wraps the model (graph executor, distributed code) must not leak into the keys.
+void require_plain_keys(const NamedTensors& tensors) {
+  for (const auto& [name, tensor] : tensors) {
+    TORCH_INTERNAL_ASSERT(name.rfind("module.", 0) != 0 && name.find("_orig_mod.") == std::string::npos,
+                          "wrapper prefix in a saved key: ", name);
+  }
+}
+
 c10::impl::GenericDict tensor_dict(const NamedTensors& tensors) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
   for (const auto& [name, tensor] : tensors) dict.insert(name, tensor.detach().cpu().contiguous());
@@ -40,6 +48,8 @@ void fsync_path(const std::filesystem::path& path, int flags) {
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
+  require_plain_keys(checkpoint.model);
+  require_plain_keys(checkpoint.ema);
   c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
   top.insert("format_version", checkpoint.kFormatVersion);
   top.insert("task", checkpoint.task);
@@ -47,7 +57,11 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   top.insert("ema", tensor_dict(checkpoint.ema));
   top.insert("optimizer", tensor_dict(checkpoint.optimizer));
   top.insert("scaler", tensor_dict(checkpoint.scaler));
+  top.insert("grads", tensor_dict(checkpoint.grads));
+  top.insert("rng", tensor_dict(checkpoint.rng));
+  top.insert("progress", tensor_dict(checkpoint.progress));
   top.insert("epoch", checkpoint.epoch);
+  top.insert("micro_batch", checkpoint.micro_batch);
   top.insert("updates", checkpoint.updates);
   // A 0-dim tensor, not a Python float: PyTorch < 2.0's weights_only loader cannot read floats.
   top.insert("best_fitness", at::scalar_tensor(checkpoint.best_fitness, at::kDouble));
@@ -86,7 +100,11 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   checkpoint.ema = named_tensors(require("ema"), "ema", path.string());
   checkpoint.optimizer = named_tensors(require("optimizer"), "optimizer", path.string());
   checkpoint.scaler = named_tensors(require("scaler"), "scaler", path.string());
+  checkpoint.grads = named_tensors(require("grads"), "grads", path.string());
+  checkpoint.rng = named_tensors(require("rng"), "rng", path.string());
+  checkpoint.progress = named_tensors(require("progress"), "progress", path.string());
   checkpoint.epoch = require("epoch").toInt();
+  checkpoint.micro_batch = require("micro_batch").toInt();
   checkpoint.updates = require("updates").toInt();
   checkpoint.best_fitness = require("best_fitness").toTensor().item<double>();
   checkpoint.recipe = require("recipe").toStringRef();

@@ -1,6 +1,7 @@
 // One checkpoint file = one dict that Python's torch.load(path, weights_only=True) opens:
-// {"format_version", "task", "model", "ema", "optimizer", "scaler", "epoch", "updates",
-//  "best_fitness", "recipe"}. Keys of "model"/"ema" are plain module names (R22).
+// {"format_version", "task", "model", "ema", "optimizer", "scaler", "grads", "rng", "progress",
+//  "epoch", "micro_batch", "updates", "best_fitness", "recipe"}. Keys of "model"/"ema" are plain
+// module names (R22); everything else is what an exact resume needs.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -22,7 +23,11 @@ struct Checkpoint {
   NamedTensors ema;        ///< empty when EMA is off
   NamedTensors optimizer;
   NamedTensors scaler;
+  NamedTensors grads;      ///< accumulated gradients when saved inside an accumulation group
+  NamedTensors rng;        ///< generator states ("cpu", "cuda:N")
+  NamedTensors progress;   ///< loop counters and the epoch's running sums, as 0-dim tensors
   int64_t epoch = 0;       ///< completed epochs
+  int64_t micro_batch = 0; ///< micro-batches done in epoch `epoch` (0 at an epoch boundary)
   int64_t updates = 0;     ///< optimizer updates so far
   double best_fitness = 0;
   std::string recipe;      ///< resolved recipe (YAML)

@@ -1,5 +1,7 @@
 #include "io/results_csv.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -9,7 +11,35 @@
 
 namespace trainer {
 
-ResultsCsv::ResultsCsv(std::filesystem::path path) : path_(std::move(path)) {}
+ResultsTable read_results(const std::filesystem::path& path) {
+  ResultsTable table;
+  std::ifstream in(path);
+  std::string line;
+  const auto cells = [](const std::string& text) {
+    std::vector<std::string> out(1);
+    for (char c : text) {
+      if (c == ',') {
+        out.emplace_back();
+      } else {
+        out.back() += c;
+      }
+    }
+    return out;
+  };
+  if (!std::getline(in, line)) return table;
+  table.header = cells(line);
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    for (const auto& cell : cells(line)) {
+      row.push_back(cell.empty() ? std::nan("") : std::strtod(cell.c_str(), nullptr));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+ResultsCsv::ResultsCsv(std::filesystem::path path, int64_t keep_epochs)
+    : path_(std::move(path)), keep_epochs_(keep_epochs) {}
 
 std::vector<std::string> ResultsCsv::columns(const std::vector<std::string>& loss_names,
                                              const std::vector<std::string>& metric_names) {
@@ -25,9 +55,19 @@ std::vector<std::string> ResultsCsv::columns(const std::vector<std::string>& los
 void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& loss_names,
                           const std::vector<std::string>& metric_names) {
   metric_names_ = metric_names;
+  std::vector<std::string> kept;
+  if (keep_epochs_ >= 0) {
+    std::ifstream in(path_);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      if (std::strtoll(line.c_str(), nullptr, 10) <= keep_epochs_) kept.push_back(line);
+    }
+  }
   std::ofstream out(path_, std::ios::trunc);
   if (!out) throw UserError("cannot write " + path_.string());
   out << join(columns(loss_names, metric_names), ",") << "\n";
+  for (const auto& line : kept) out << line << "\n";
 }
 
 void ResultsCsv::on_epoch_end(const EpochRecord& record) {

@@ -7,6 +7,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "io/results_csv.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -75,14 +76,28 @@ void draw_charts(const std::vector<Series>& series, const std::filesystem::path&
   if (!cv::imwrite(path.string(), canvas)) throw UserError("cannot write " + path.string());
 }
 
-ResultsPlot::ResultsPlot(std::filesystem::path path) : path_(std::move(path)) {}
+ResultsPlot::ResultsPlot(std::filesystem::path path, std::filesystem::path history)
+    : path_(std::move(path)), history_(std::move(history)) {}
 
 void ResultsPlot::on_start(const TrainingPlan&, const std::vector<std::string>& loss_names,
                            const std::vector<std::string>& metric_names) {
   series_.clear();
+  loss_names_ = loss_names;
   for (const auto& name : loss_names) series_.push_back({"train/" + name, {}, {}});
   for (const auto& name : metric_names) series_.push_back({name, {}, {}});
   series_.push_back({"lr", {}, {}});
+  if (history_.empty()) return;
+  const ResultsTable table = read_results(history_);
+  for (auto& item : series_) {
+    const auto column = std::find(table.header.begin(), table.header.end(), item.name);
+    if (column == table.header.end()) continue;
+    const auto index = static_cast<size_t>(column - table.header.begin());
+    for (const auto& row : table.rows) {
+      if (row.size() <= index) continue;
+      item.x.push_back(row[0]);
+      item.y.push_back(row[index]);
+    }
+  }
 }
 
 Series& ResultsPlot::series(const std::string& name) {
@@ -95,9 +110,10 @@ Series& ResultsPlot::series(const std::string& name) {
 
 void ResultsPlot::on_epoch_end(const EpochRecord& record) {
   const auto epoch = static_cast<double>(record.epoch);
-  for (size_t i = 0; i < record.losses.size() && i < series_.size(); ++i) {
-    series_[i].x.push_back(epoch);
-    series_[i].y.push_back(record.losses[i]);
+  for (size_t i = 0; i < record.losses.size() && i < loss_names_.size(); ++i) {
+    Series& target = series("train/" + loss_names_[i]);
+    target.x.push_back(epoch);
+    target.y.push_back(record.losses[i]);
   }
   for (const auto& [name, value] : record.metrics) {
     Series& target = series(name);

@@ -19,7 +19,8 @@ void draw_charts(const std::vector<Series>& series, const std::filesystem::path&
 
 class ResultsPlot : public TrainingObserver {
  public:
-  explicit ResultsPlot(std::filesystem::path path);
+  // history: a results.csv whose rows start the curves (a resumed run).
+  explicit ResultsPlot(std::filesystem::path path, std::filesystem::path history = {});
   void on_start(const TrainingPlan& plan, const std::vector<std::string>& loss_names,
                 const std::vector<std::string>& metric_names) override;
   void on_epoch_end(const EpochRecord& record) override;
@@ -27,6 +28,8 @@ class ResultsPlot : public TrainingObserver {
  private:
   Series& series(const std::string& name);
   std::filesystem::path path_;
+  std::filesystem::path history_;
+  std::vector<std::string> loss_names_;
   std::vector<Series> series_;
 };
 

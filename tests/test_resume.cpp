@@ -1,0 +1,102 @@
+// Exact resume: a run stopped anywhere (mid-epoch, mid-accumulation group) and resumed from its
+// last.pt ends with weights bit-identical to the run that was never interrupted.
+#include <catch2/catch.hpp>
+
+#include "config/recipe.h"
+#include "engine/resume.h"
+#include "engine/trainer.h"
+#include "io/checkpoint.h"
+#include "io/state_dict.h"
+#include "tasks/smoke_task.h"
+#include "test_helpers.h"
+#include "util/error.h"
+
+using namespace trainer;
+using trainer::testing::TempDir;
+
+namespace {
+
+const std::vector<std::string> kRecipe{"device=cpu", "epochs=3",  "workers=2",        "batch=8",
+                                       "accumulate=3", "optimizer=adamw", "warmup_updates=3", "ema_tau=5"};
+constexpr int64_t kSamples = 100;  // 13 micro-batches per epoch: groups of 3,3,3,3,1
+
+NamedTensors uninterrupted_weights() {
+  SmokeTask task(kSamples, 11);
+  Trainer trainer(load_settings(std::nullopt, kRecipe), task);
+  trainer.fit();
+  return state_dict(task.model());
+}
+
+// Stops after `stop_after` micro-batches, then resumes from last.pt in a fresh task and trainer.
+NamedTensors interrupted_weights(int64_t stop_after, const std::filesystem::path& folder) {
+  std::filesystem::create_directories(folder / "weights");
+  {
+    SmokeTask task(kSamples, 11);
+    Trainer trainer(load_settings(std::nullopt, kRecipe), task, folder);
+    int64_t micro_batches = 0;
+    trainer.set_stop_check([&] { return ++micro_batches == stop_after; });
+    CHECK_THROWS_AS(trainer.fit(), TrainingInterrupted);
+  }
+  const Checkpoint checkpoint = load_checkpoint(folder / "weights" / "last.pt");
+  SmokeTask task(kSamples, 11);
+  Trainer trainer(load_settings(std::nullopt, kRecipe), task, folder);
+  trainer.resume_from(checkpoint);
+  trainer.fit();
+  return state_dict(task.model());
+}
+
+bool identical(const NamedTensors& a, const NamedTensors& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].first != b[i].first || !torch::equal(a[i].second, b[i].second)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a run stopped anywhere and resumed ends bit-identical", "[engine][resume]") {
+  const NamedTensors reference = uninterrupted_weights();
+  // mid-group, at a group boundary, the epoch's short last group, and inside the second epoch
+  const int64_t stop_after = GENERATE(1, 3, 13, 17, 20);
+  INFO("stopped after micro-batch " << stop_after);
+  TempDir dir("resume");
+  CHECK(identical(interrupted_weights(stop_after, dir.path()), reference));
+}
+
+TEST_CASE("an interrupted checkpoint records its position and the unfinished gradients", "[engine][resume]") {
+  TempDir dir("resume-position");
+  std::filesystem::create_directories(dir.path() / "weights");
+  SmokeTask task(kSamples, 11);
+  Trainer trainer(load_settings(std::nullopt, kRecipe), task, dir.path());
+  int64_t micro_batches = 0;
+  trainer.set_stop_check([&] { return ++micro_batches == 17; });
+  CHECK_THROWS_AS(trainer.fit(), TrainingInterrupted);
+  const Checkpoint checkpoint = load_checkpoint(dir.path() / "weights" / "last.pt");
+  CHECK(checkpoint.epoch == 1);
+  CHECK(checkpoint.micro_batch == 4);  // 17 = 13 + 4: one micro-batch into the second group
+  CHECK(checkpoint.updates == 6);
+  CHECK_FALSE(checkpoint.grads.empty());
+  CHECK_FALSE(checkpoint.rng.empty());
+}
+
+TEST_CASE("resume refuses recipe changes that break exactness", "[engine][resume]") {
+  TempDir dir("resume-changes");
+  std::filesystem::create_directories(dir.path() / "weights");
+  {
+    SmokeTask task(kSamples, 11);
+    Trainer trainer(load_settings(std::nullopt, kRecipe), task, dir.path());
+    int64_t micro_batches = 0;
+    trainer.set_stop_check([&] { return ++micro_batches == 5; });
+    CHECK_THROWS_AS(trainer.fit(), TrainingInterrupted);
+  }
+  const std::string last = (dir.path() / "weights" / "last.pt").string();
+  const Settings command = load_settings(std::nullopt, {"resume=" + last});
+  CHECK_NOTHROW(prepare_resume(command, {"resume=" + last, "epochs=5", "workers=0"}));
+  CHECK(prepare_resume(command, {"resume=" + last, "epochs=5"}).settings.epochs == 5);
+  CHECK_THROWS_WITH(prepare_resume(command, {"resume=" + last, "batch=16"}),
+                    Catch::Contains("batch (8 -> 16)") && Catch::Contains("resume_force"));
+  CHECK(prepare_resume(command, {"resume=" + last, "batch=16", "resume_force"}).settings.batch == 16);
+  CHECK_THROWS_WITH(prepare_resume(load_settings(std::nullopt, {"resume=" + dir.file("none.pt")}), {}),
+                    Catch::Contains("none.pt"));
+}
