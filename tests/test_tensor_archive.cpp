@@ -13,9 +13,9 @@ using trainer::testing::TempDir;
 
 namespace {
 
-// Python's pickler writes one-entry dicts and one-element lists with opcodes LibTorch 1.13 cannot
-// read, so everything here has at least two entries. Python 1.13's weights_only unpickler has no
-// BINFLOAT (2.0 added it), so what it is to read must hold no doubles.
+// One-entry containers are there because Python writes them with opcodes (SETITEM, APPEND) that
+// LibTorch 1.13's own reader lacks. Python 1.13's weights_only unpickler has no BINFLOAT (2.0
+// added it), so what it is to read must hold no doubles.
 c10::IValue sample_value(bool with_double = true) {
   const torch::Tensor weight = torch::arange(12, torch::kFloat).reshape({3, 4});
   c10::impl::GenericDict model(c10::StringType::get(), c10::AnyType::get());
@@ -29,6 +29,9 @@ c10::IValue sample_value(bool with_double = true) {
   value.insert("name", std::string("run-3"));
   value.insert("shape", c10::List<int64_t>({2, 3}));  // a typed list, written as a plain one
   value.insert("pair", c10::ivalue::Tuple::create({c10::IValue(true), c10::IValue("x")}));
+  c10::impl::GenericDict one(c10::StringType::get(), c10::AnyType::get());
+  one.insert("only", c10::List<int64_t>({5}));
+  value.insert("one", one);
   return value;
 }
 
@@ -69,8 +72,7 @@ TEST_CASE("archives round-trip nested dicts of tensors, ints, doubles, strings a
   write_archive(dir.file("sample.pt"), sample_value());
   const c10::IValue value = read_archive(dir.file("sample.pt"));
   check_same(value, sample_value(), "sample");
-  // One storage is written for the weight and its view, and read back shared. (LibTorch 1.13
-  // reads Python's files with one copy per tensor instead.)
+  // One storage is written for the weight and its view, and read back shared.
   const c10::impl::GenericDict model = value.toGenericDict().at("model").toGenericDict();
   CHECK(model.at("weight_t").toTensor().data_ptr() == model.at("weight").toTensor().data_ptr());
 }
@@ -83,6 +85,9 @@ TEST_CASE("python loads our archives with weights_only=True and sees the same va
                                                 testing::quoted(dir.file("echo.pt")));
   const c10::IValue echoed = read_archive(dir.file("echo.pt"));
   check_same(echoed, sample_value(/*with_double=*/false), "echo");
+  // Python's file keeps the view on the weight's storage too.
+  const c10::impl::GenericDict model = echoed.toGenericDict().at("model").toGenericDict();
+  CHECK(model.at("weight_t").toTensor().is_alias_of(model.at("weight").toTensor()));
 }
 
 TEST_CASE("reading a missing or corrupt archive throws UserError naming the file", "[io]") {
@@ -102,18 +107,27 @@ TEST_CASE("reading a missing or corrupt archive throws UserError naming the file
                     Catch::Contains(dir.file("truncated.pt")));
 }
 
-TEST_CASE("python files LibTorch 1.13 cannot read give errors that say why", "[io]") {
+TEST_CASE("python's OrderedDicts and one-entry containers read", "[io]") {
   const TempDir dir;
-  testing::run_python("archive_fixture.py", "unsupported " + testing::quoted(dir.file("")));
-  for (const std::string name : {"ordered.pt", "nested.pt"}) {
-    INFO(name);
-    CHECK_THROWS_AS(read_archive(dir.file(name)), UserError);
-    CHECK_THROWS_WITH(read_archive(dir.file(name)), Catch::Contains(dir.file(name)) &&
-                                                        Catch::Contains("OrderedDict") &&
-                                                        Catch::Contains("torch.save(dict("));
-  }
-  CHECK_THROWS_WITH(read_archive(dir.file("single.pt")),
-                    Catch::Contains(dir.file("single.pt")) && Catch::Contains("one-entry dict"));
+  testing::run_python("archive_fixture.py", "layouts " + testing::quoted(dir.file("")));
+  c10::impl::GenericDict weights(c10::StringType::get(), c10::AnyType::get());
+  weights.insert("weight", torch::ones({2, 3}));
+  weights.insert("bias", torch::zeros({2}));
+  check_same(read_archive(dir.file("ordered.pt")), weights, "ordered");
+  // Insertion order is the OrderedDict's, as load_state_dict's reports list it.
+  CHECK(read_archive(dir.file("ordered.pt")).toGenericDict().begin()->key().toStringRef() == "weight");
+
+  c10::impl::GenericDict nested(c10::StringType::get(), c10::AnyType::get());
+  nested.insert("model", weights);
+  nested.insert("epoch", int64_t{3});
+  check_same(read_archive(dir.file("nested.pt")), nested, "nested");
+
+  c10::impl::GenericDict model(c10::StringType::get(), c10::AnyType::get());
+  model.insert("weight", torch::ones({2, 3}));
+  model.insert("shape", c10::List<int64_t>({2}));
+  c10::impl::GenericDict single(c10::StringType::get(), c10::AnyType::get());
+  single.insert("model", model);
+  check_same(read_archive(dir.file("single.pt")), single, "single");
 }
 
 TEST_CASE("writing into a missing folder throws UserError naming the file", "[io]") {

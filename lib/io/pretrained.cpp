@@ -8,21 +8,64 @@
 
 namespace trainer {
 
-void load_pretrained(torch::nn::Module& model, const std::string& path) {
-  const c10::IValue archive = read_archive(path);
-  std::map<std::string, torch::Tensor> weights;
-  if (archive.isGenericDict() && archive.toGenericDict().contains("format_version")) {
-    const Checkpoint checkpoint = load_checkpoint(path);
-    weights = to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema);
-  } else {
-    weights = tensor_map(archive);
+namespace {
+
+// A non-empty dict of name -> tensor: what `module.state_dict()` is.
+bool is_state_dict(const c10::IValue& value) {
+  if (!value.isGenericDict() || value.toGenericDict().empty()) return false;
+  for (const auto& entry : value.toGenericDict()) {
+    if (!entry.key().isString() || !entry.value().isTensor()) return false;
   }
-  const LoadReport report = load_state_dict(model, weights, false);
+  return true;
+}
+
+}  // namespace
+
+PretrainedWeights read_pretrained(const std::string& path) {
+  const c10::IValue archive = read_archive(path);
+  if (!archive.isGenericDict()) {
+    throw UserError("'" + path + "' holds a " + archive.tagKind() +
+                    ", not a state dict (a dict of name -> tensor) or a checkpoint dict");
+  }
+  const c10::impl::GenericDict dict = archive.toGenericDict();
+  PretrainedWeights weights;
+  if (dict.contains("format_version")) {
+    const Checkpoint checkpoint = load_checkpoint(path);
+    weights.entry = checkpoint.ema.empty() ? "model" : "ema";
+    weights.tensors = to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema);
+    return weights;
+  }
+  if (is_state_dict(archive)) {
+    weights.tensors = tensor_map(archive);
+    return weights;
+  }
+  for (const std::string key : {"state_dict", "model_state_dict", "model", "ema"}) {
+    if (dict.contains(key) && is_state_dict(dict.at(key))) {
+      weights.entry = key;
+      weights.tensors = tensor_map(dict.at(key));
+      return weights;
+    }
+  }
+  std::vector<std::string> keys;
+  for (const auto& entry : dict) {
+    keys.push_back(entry.key().isString() ? "'" + entry.key().toStringRef() + "'"
+                                          : entry.key().tagKind());
+    if (keys.size() == 8) break;
+  }
+  throw UserError("'" + path + "' holds no state dict: expected a dict of name -> tensor, or " +
+                  "one under 'state_dict', 'model_state_dict', 'model' or 'ema' (its entries: " +
+                  join(keys, ", ") + (dict.size() > keys.size() ? ", ..." : "") + ")");
+}
+
+void load_pretrained(torch::nn::Module& model, const std::string& path) {
+  const PretrainedWeights weights = read_pretrained(path);
+  const LoadReport report = load_state_dict(model, weights.tensors, false);
+  const std::string source = weights.entry.empty() ? path : path + " (entry '" + weights.entry + "')";
   if (report.loaded.empty()) {
-    throw UserError(path + ": no tensor matches the model (" + std::to_string(report.unexpected.size()) +
+    throw UserError(source + ": no tensor matches the model (" + std::to_string(report.unexpected.size()) +
                     " unexpected keys, e.g. '" + (report.unexpected.empty() ? "" : report.unexpected.front()) + "')");
   }
-  spdlog::info("pretrained: loaded {} tensors from {}", report.loaded.size(), path);
+  spdlog::info("pretrained: loaded {} tensors from {}", report.loaded.size(), source);
   if (!report.mismatched.empty()) spdlog::warn("pretrained: skipped (shape differs): {}", join(report.mismatched, "; "));
   if (!report.missing.empty()) spdlog::warn("pretrained: not in the file, left as initialised: {}", join(report.missing, ", "));
   if (!report.unexpected.empty()) spdlog::warn("pretrained: ignored keys not in the model: {}", join(report.unexpected, ", "));

@@ -1,11 +1,27 @@
-// pretrained=PATH: our checkpoints (EMA weights when present) or a plain state dict saved by
-// Python. Mismatched heads are skipped and every skipped key is named.
+// pretrained=PATH: our checkpoints (EMA weights when present), a state dict saved by Python
+// (`torch.save(model.state_dict())`), or a Python training checkpoint that holds one (timm,
+// EasyOCR, torchvision references, Lightning-style scripts). Mismatched heads are skipped and
+// every skipped key is named.
 #pragma once
+#include <map>
 #include <string>
 
 #include <torch/nn/module.h>
 
 namespace trainer {
+
+// The weights in a pretrained= file and where in it they were found.
+struct PretrainedWeights {
+  std::map<std::string, torch::Tensor> tensors;
+  // "" when the file is a bare state dict, else its entry: "ema" or "model" for our checkpoints
+  // (EMA preferred), the first of "state_dict", "model_state_dict", "model", "ema" that holds
+  // a state dict for Python's. Python's EMA comes last: scripts differ in whether their EMA
+  // weights are the ones to fine-tune from, while their "model" is always the trained one.
+  std::string entry;
+};
+
+// UserError naming the file when it holds no state dict where one is looked for.
+PretrainedWeights read_pretrained(const std::string& path);
 
 void load_pretrained(torch::nn::Module& model, const std::string& path);
 

@@ -15,9 +15,10 @@ namespace trainer {
 // weights_only unpickler lacks BINFLOAT). Throws UserError when the file cannot be written.
 void write_archive(const std::string& path, const c10::IValue& value);
 
-// Reads a file written by write_archive or by Python's torch.save of plain containers. Throws
-// UserError naming the file when it is missing, not such an archive, or holds an OrderedDict
-// (what Python's `torch.save(model.state_dict())` writes), which LibTorch 1.13 cannot read.
+// Reads a file written by write_archive or by Python's torch.save: state dicts (OrderedDicts),
+// nested checkpoints, any mix of containers and tensors, loaded onto the CPU (see
+// read_torch_pickle). Throws UserError naming the file when it is missing, corrupt, or holds
+// pickled Python objects other than containers and tensors (e.g. a whole nn.Module).
 c10::IValue read_archive(const std::string& path);
 
 }  // namespace trainer
