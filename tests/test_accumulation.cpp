@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "config/recipe.h"
+#include "engine/grad_clip.h"
+#include "engine/param_groups.h"
+#include "engine/step_executor.h"
 #include "engine/trainer.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"
@@ -44,6 +47,17 @@ struct NanTask : SmokeTask {
   }
 };
 
+// A SmokeTask whose loss is infinite while `poisoned` is set, as an fp16 overflow makes it.
+struct OverflowTask : SmokeTask {
+  using SmokeTask::SmokeTask;
+  bool poisoned = false;
+  LossOutput loss(const Batch& batch) override {
+    LossOutput output = SmokeTask::loss(batch);
+    if (poisoned) output.total = output.total * std::numeric_limits<float>::infinity();
+    return output;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("batch 32 x 1 and batch 8 x 4 reach the same weights", "[engine][accumulation]") {
@@ -71,4 +85,59 @@ TEST_CASE("a non-finite loss stops training with a clear error", "[engine][accum
   NanTask task(64, 1);
   Trainer trainer(settings, task);
   CHECK_THROWS_WITH(trainer.fit(), Catch::Contains("non-finite loss"));
+}
+
+TEST_CASE("an update matches unscale_, clip, step and zero_grad run as separate passes",
+          "[engine][accumulation]") {
+  const OptimizerKind kind = GENERATE(OptimizerKind::sgd, OptimizerKind::adamw);
+  INFO(to_string(kind));
+  constexpr double kClip = 0.5;  // small enough to clip every update
+  constexpr int64_t kGroup = 16;
+  FusedOptimizerOptions options;
+  options.kind = kind;
+  OverflowTask task(64, 5);
+  SmokeTask reference(64, 5);  // same seed: same data and initial weights
+  FusedOptimizer optimizer(make_param_groups(task.model(), 0.01, 0.05), options);
+  FusedOptimizer reference_optimizer(make_param_groups(reference.model(), 0.01, 0.05), options);
+  LossScaler scaler(true, torch::kCPU);
+  LossScaler reference_scaler(true, torch::kCPU);
+  StepExecutor executor(task, optimizer, scaler, nullptr, {torch::kCPU, std::nullopt, kClip});
+
+  double norm_sum = 0;
+  for (int update = 0; update < 4; ++update) {
+    std::vector<size_t> indices;
+    for (int64_t i = 0; i < kGroup; ++i) indices.push_back(static_cast<size_t>(update * kGroup + i));
+    const Batch batch = task.batch_of(indices);
+    // Update 2 overflows: skipped by both, and left out of the logged norm.
+    task.poisoned = update == 2;
+    executor.micro_step(batch, kGroup);
+    executor.update();
+    for (const auto& p : task.model().parameters()) {
+      REQUIRE(p.grad().defined());
+      CHECK(p.grad().abs().max().item<float>() == 0);
+    }
+    if (update == 2) continue;  // the reference never sees the bad batch; nothing changed
+    torch::Tensor loss = reference.loss(batch).total / static_cast<double>(kGroup);
+    reference_scaler.scale(loss).backward();
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : reference.model().parameters()) grads.push_back(p.grad());
+    const torch::Tensor found_inf = reference_scaler.unscale_(grads);
+    norm_sum += clip_grad_norm_(grads, kClip).item<double>();
+    reference_optimizer.step(found_inf);
+    reference_scaler.update(found_inf);
+    reference_optimizer.zero_grad();
+  }
+  const StepStats stats = executor.read_stats();
+  CHECK(stats.updates == 4);
+  CHECK(stats.skipped_updates == 1);
+  CHECK(stats.grad_norm == Approx(norm_sum / 4).epsilon(1e-6));
+  // The skip backed the scale off once; the reference never overflowed.
+  CHECK(stats.loss_scale == reference_scaler.scale_value().item<double>() / 2);
+  const auto ours = state_dict(task.model());
+  const auto theirs = state_dict(reference.model());
+  // The scale is a power of two, so folding 1/scale into the clip factor rounds the same.
+  for (size_t i = 0; i < ours.size(); ++i) {
+    INFO(ours[i].first);
+    CHECK(torch::equal(ours[i].second, theirs[i].second));
+  }
 }

@@ -240,3 +240,135 @@ TEST_CASE("zero_grad zeroes grads in place and keeps them defined", "[engine]") 
   CHECK_FALSE(params[1].grad().defined());
   CHECK(optimizer.group_name(1) == "no_decay");
 }
+
+namespace {
+
+struct ThreadCount {
+  explicit ThreadCount(int threads) : saved(at::get_num_threads()) { at::set_num_threads(threads); }
+  ~ThreadCount() { at::set_num_threads(saved); }
+  int saved;
+};
+
+// Two optimizers over identical parameters, for comparing two ways of stepping.
+struct TwinOptimizers {
+  std::vector<torch::Tensor> a, b;
+  std::unique_ptr<FusedOptimizer> first, second;
+
+  TwinOptimizers(OptimizerKind kind, torch::ScalarType dtype) {
+    const std::vector<torch::Tensor> init = make_params(dtype);
+    a = leaf_copies(init);
+    b = leaf_copies(init);
+    FusedOptimizerOptions options;
+    options.kind = kind;
+    first = std::make_unique<FusedOptimizer>(make_groups(a, 1e-2), options);
+    second = std::make_unique<FusedOptimizer>(make_groups(b, 1e-2), options);
+  }
+  void check_identical() const {
+    for (size_t i = 0; i < a.size(); ++i) {
+      INFO("param " << i);
+      CHECK(torch::equal(a[i], b[i]));
+    }
+    const auto state_a = first->state();
+    const auto state_b = second->state();
+    for (size_t i = 0; i < state_a.size(); ++i) {
+      INFO(state_a[i].first);
+      CHECK(torch::equal(state_a[i].second, state_b[i].second));
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("step with grad_scale equals a step after multiplying the grads by it", "[engine]") {
+  ThreadCount threads(2);  // the first param is split across threads
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {  // fast path, tensor ops
+      INFO(to_string(kind) << " " << c10::toString(dtype));
+      TwinOptimizers twins(kind, dtype);
+      for (int step = 0; step < 3; ++step) {
+        set_grads(twins.a, twins.b, step);
+        const torch::Tensor scale = torch::scalar_tensor(0.37 + 0.5 * step, torch::kFloat);
+        for (auto& p : twins.a) {
+          if (p.grad().defined()) p.mutable_grad().mul_(scale);
+        }
+        std::vector<torch::Tensor> unscaled;
+        for (const auto& p : twins.b) {
+          if (p.grad().defined()) unscaled.push_back(p.grad().clone());
+        }
+        twins.first->step();
+        twins.second->step({}, scale);
+        twins.check_identical();
+        // Without zero_grads the grads are read, not changed.
+        size_t k = 0;
+        for (const auto& p : twins.b) {
+          if (p.grad().defined()) CHECK(torch::equal(p.grad(), unscaled[k++]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("step with zero_grads updates as step then zero_grad, zeroing the grads in place",
+          "[engine]") {
+  ThreadCount threads(2);
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
+      INFO(to_string(kind) << " " << c10::toString(dtype));
+      TwinOptimizers twins(kind, dtype);
+      const torch::Tensor scale = torch::scalar_tensor(0.25, torch::kFloat);
+      for (int step = 0; step < 3; ++step) {
+        set_grads(twins.a, twins.b, step);
+        std::vector<const void*> storage;
+        for (const auto& p : twins.b) storage.push_back(p.grad().defined() ? p.grad().data_ptr() : nullptr);
+        twins.first->step({}, scale);
+        twins.first->zero_grad();
+        twins.second->step(torch::zeros({}), scale, true);
+        twins.check_identical();
+        for (size_t i = 0; i < twins.b.size(); ++i) {
+          INFO("param " << i);
+          if (!storage[i]) {
+            CHECK_FALSE(twins.b[i].grad().defined());
+            continue;
+          }
+          REQUIRE(twins.b[i].grad().defined());
+          CHECK(twins.b[i].grad().data_ptr() == storage[i]);
+          CHECK(twins.b[i].grad().abs().max().item<double>() == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical, grads zero",
+          "[engine]") {
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+    for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
+      INFO(to_string(kind) << " " << c10::toString(dtype));
+      std::vector<torch::Tensor> params = leaf_copies(make_params(dtype));
+      FusedOptimizerOptions options;
+      options.kind = kind;
+      FusedOptimizer optimizer(make_groups(params, 1e-2), options);
+      for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+      optimizer.step();
+
+      std::vector<torch::Tensor> before;
+      for (const auto& p : params) before.push_back(p.detach().clone());
+      std::vector<torch::Tensor> state_before;
+      for (const auto& [name, t] : optimizer.state()) state_before.push_back(t.clone());
+
+      for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+      params[1].mutable_grad()[0][0][0][0] = std::numeric_limits<double>::quiet_NaN();
+      optimizer.step(torch::ones({}), torch::scalar_tensor(0.5), true);
+      for (size_t i = 0; i < params.size(); ++i) {
+        INFO("param " << i);
+        CHECK(torch::equal(params[i], before[i]));
+        CHECK(params[i].grad().abs().max().item<double>() == 0);  // the NaN is gone too
+      }
+      const auto state_after = optimizer.state();
+      for (size_t i = 0; i < state_after.size(); ++i) {
+        INFO(state_after[i].first);
+        CHECK(torch::equal(state_after[i].second, state_before[i]));
+      }
+    }
+  }
+}

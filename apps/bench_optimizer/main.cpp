@@ -1,5 +1,7 @@
 // Times FusedOptimizer steps (and libtorch's own C++ optimizers, for scale) on a model's
 // parameter shapes. scripts/bench-optimizer writes ResNet18's shapes and compares with Python.
+// It also times a whole update from loss-scaled grads (unscale, finite check, clip, step, zero)
+// as separate passes and as StepExecutor runs it (a norm pass, then the optimizer's pass).
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 
@@ -11,6 +13,8 @@
 #include <sstream>
 
 #include "engine/fused_optimizer.h"
+#include "engine/grad_clip.h"
+#include "engine/loss_scaler.h"
 #include "util/error.h"
 
 namespace {
@@ -32,11 +36,16 @@ std::vector<std::vector<int64_t>> read_shapes(const std::string& path) {
 }
 
 // Median and best of the timed steps: the machine is shared, so one step in a busy moment says
-// little; the best shows the code's own speed.
-std::string seconds_per_step(const std::function<void()>& step, int warmup, int steps) {
-  for (int i = 0; i < warmup; ++i) step();
+// little; the best shows the code's own speed. `prepare` runs untimed before each step.
+std::string seconds_per_step(const std::function<void()>& step, int warmup, int steps,
+                             const std::function<void()>& prepare = [] {}) {
+  for (int i = 0; i < warmup; ++i) {
+    prepare();
+    step();
+  }
   std::vector<double> times;
   for (int i = 0; i < steps; ++i) {
+    prepare();
     const auto start = std::chrono::steady_clock::now();
     step();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -55,11 +64,13 @@ int main(int argc, char** argv) {
   int threads = 2;
   int steps = 10;  // >= 1
   int warmup = 2;
+  double clip = 10;
   app.add_option("--shapes", shapes_path, "text file, one parameter per line: its sizes")
       ->required();
   app.add_option("--threads", threads, "intra-op threads");
   app.add_option("--steps", steps, "timed steps per optimizer")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed steps first");
+  app.add_option("--clip", clip, "grad_clip (max total norm) of the timed updates; 0: none");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -83,6 +94,48 @@ int main(int argc, char** argv) {
       trainer::FusedOptimizer optimizer({{"all", params, 1e-3, 5e-4}}, options);
       std::cout << "ours_" << trainer::to_string(kind) << " "
                 << seconds_per_step([&] { optimizer.step(); }, warmup, steps) << "\n";
+    }
+
+    // Whole updates from grads as backward leaves them under fp16 loss scaling (x65536): each
+    // timed update starts from the same grads, refilled untimed.
+    std::vector<torch::Tensor> grads;
+    std::vector<torch::Tensor> scaled_grads;
+    for (const auto& p : params) {
+      grads.push_back(p.grad());
+      scaled_grads.push_back(torch::randn_like(p) * 65536.0);
+    }
+    const auto refill = [&] {
+      for (size_t i = 0; i < grads.size(); ++i) grads[i].copy_(scaled_grads[i]);
+    };
+    for (trainer::OptimizerKind kind : {trainer::OptimizerKind::adamw, trainer::OptimizerKind::sgd}) {
+      trainer::FusedOptimizerOptions options;
+      options.kind = kind;
+      trainer::FusedOptimizer optimizer({{"all", params, 1e-3, 5e-4}}, options);
+      trainer::LossScaler scaler(true, torch::kCPU);
+      const std::string name = std::string("ours_") + trainer::to_string(kind) + "_update";
+      // Before: unscale_ (divide + sum for the finite check), clip (norm + multiply), step, zero.
+      std::cout << name << "_separate "
+                << seconds_per_step(
+                       [&] {
+                         const torch::Tensor found_inf = scaler.unscale_(grads);
+                         trainer::clip_grad_norm_(grads, clip);
+                         optimizer.step(found_inf);
+                         scaler.update(found_inf);
+                         optimizer.zero_grad();
+                       },
+                       warmup, steps, refill)
+                << "\n";
+      // StepExecutor::update: the norm, then one optimizer pass that scales and zeroes.
+      std::cout << name << "_fused "
+                << seconds_per_step(
+                       [&] {
+                         const trainer::GradFactors factors =
+                             trainer::grad_factors(grads, scaler.inv_scale(), clip);
+                         optimizer.step(factors.found_inf, factors.multiplier, true);
+                         scaler.update(factors.found_inf);
+                       },
+                       warmup, steps, refill)
+                << "\n";
     }
     torch::optim::AdamW adamw(params, torch::optim::AdamWOptions(1e-3).weight_decay(5e-4));
     std::cout << "libtorch_adamw " << seconds_per_step([&] { adamw.step(); }, warmup, steps)

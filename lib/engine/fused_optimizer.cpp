@@ -35,43 +35,60 @@ void commit(const torch::Tensor& target, const torch::Tensor& value, const torch
 }
 
 // One CPU parameter's update with every coefficient resolved to float, as torch's kernels do.
+// grad_scale is 1 when the caller gave none: multiplying by 1 is exact, so one loop serves both.
 struct SgdSlice {
   float* p;
-  const float* g;
+  float* g;
   float* buf;
   int64_t numel;
-  float weight_decay, momentum, neg_lr;
+  float grad_scale, weight_decay, momentum, neg_lr;
   bool nesterov;
 };
 
 struct AdamwSlice {
   float* p;
-  const float* g;
+  float* g;
   float* m;
   float* v;
   int64_t numel;
-  float decay, beta1, beta2, one_minus_beta1, one_minus_beta2, sqrt_bias_correction2, eps,
-      neg_step_size;
+  float grad_scale, decay, beta1, beta2, one_minus_beta1, one_minus_beta2,
+      sqrt_bias_correction2, eps, neg_step_size;
 };
 
+// The grad is scaled as it is read (the same float product as `grads *= scale` beforehand) and,
+// with kZeroGrad, zeroed while its cache line is at hand instead of in a pass of its own.
+// The pointers are distinct tensors; __restrict__ spares the vectoriser its overlap checks.
+template <bool kZeroGrad>
 void sgd_kernel(const SgdSlice& s, int64_t begin, int64_t end) {
+  float* __restrict__ p = s.p;
+  float* __restrict__ g = s.g;
+  float* __restrict__ buf = s.buf;
   for (int64_t j = begin; j < end; ++j) {
-    const float d = s.g[j] + s.weight_decay * s.p[j];
-    const float b = s.buf[j] * s.momentum + d;
-    s.buf[j] = b;
-    s.p[j] = s.p[j] + s.neg_lr * (s.nesterov ? d + s.momentum * b : b);
+    const float grad = g[j] * s.grad_scale;
+    if (kZeroGrad) g[j] = 0;
+    const float d = grad + s.weight_decay * p[j];
+    const float b = buf[j] * s.momentum + d;
+    buf[j] = b;
+    p[j] = p[j] + s.neg_lr * (s.nesterov ? d + s.momentum * b : b);
   }
 }
 
 // Same operation order as torch's AdamW, so results agree to rounding.
+template <bool kZeroGrad>
 void adamw_kernel(const AdamwSlice& s, int64_t begin, int64_t end) {
+  float* __restrict__ p = s.p;
+  float* __restrict__ g = s.g;
+  float* __restrict__ m_buf = s.m;
+  float* __restrict__ v_buf = s.v;
   for (int64_t j = begin; j < end; ++j) {
-    const float m = s.m[j] * s.beta1 + s.g[j] * s.one_minus_beta1;
-    const float v = s.v[j] * s.beta2 + s.one_minus_beta2 * s.g[j] * s.g[j];
+    const float grad = g[j] * s.grad_scale;
+    if (kZeroGrad) g[j] = 0;
+    const float m = m_buf[j] * s.beta1 + grad * s.one_minus_beta1;
+    const float v = v_buf[j] * s.beta2 + s.one_minus_beta2 * grad * grad;
     const float denom = std::sqrt(v) / s.sqrt_bias_correction2 + s.eps;
-    s.m[j] = m;
-    s.v[j] = v;
-    s.p[j] = s.p[j] * s.decay + s.neg_step_size * m / denom;
+    m_buf[j] = m;
+    v_buf[j] = v;
+    p[j] = p[j] * s.decay + s.neg_step_size * m / denom;
   }
 }
 
@@ -140,36 +157,48 @@ void FusedOptimizer::set_momentum(double momentum) {
   for (Group& group : groups_) group.momentum = momentum;
 }
 
-void FusedOptimizer::step(const torch::Tensor& found_inf) {
+void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& grad_scale,
+                          bool zero_grads) {
   torch::NoGradGuard no_grad;
   torch::Tensor skip;
   if (found_inf.defined()) {
     if (found_inf.is_cpu()) {
-      if (found_inf.item<double>() != 0) return;
+      if (found_inf.item<double>() != 0) {
+        // Nothing is updated, but the caller has given up these grads either way.
+        if (zero_grads) zero_grad();
+        return;
+      }
     } else {
       skip = found_inf.ne(0);
     }
   }
+  // A CPU scale is read here once for the raw loops; a device scale stays a tensor, which only
+  // the tensor ops can apply.
+  const bool host_scale = !grad_scale.defined() || grad_scale.is_cpu();
+  const float fast_scale = grad_scale.defined() && host_scale ? grad_scale.item<float>() : 1.0f;
+  const bool fast_allowed = !skip.defined() && host_scale;
   std::vector<SgdSlice> sgd;
   std::vector<AdamwSlice> adamw;
+  std::vector<torch::Tensor> zero_after;  // grads the tensor ops read; the loops zero their own
   for (Group& group : groups_) {
     for (size_t i = 0; i < group.spec.params.size(); ++i) {
       const torch::Tensor& param = group.spec.params[i];
       const torch::Tensor& grad = param.grad();
       if (!grad.defined()) continue;
       ParamState& state = group.states[i];
+      const auto scaled_grad = [&] { return grad_scale.defined() ? grad * grad_scale : grad; };
       if (options_.kind == OptimizerKind::sgd) {
-        if (!skip.defined() && cpu_fast_path(param, {&grad, &state.momentum_buffer})) {
+        if (fast_allowed && cpu_fast_path(param, {&grad, &state.momentum_buffer})) {
           sgd.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
-                         state.momentum_buffer.data_ptr<float>(), param.numel(),
+                         state.momentum_buffer.data_ptr<float>(), param.numel(), fast_scale,
                          static_cast<float>(group.spec.weight_decay),
                          static_cast<float>(group.momentum), static_cast<float>(-group.spec.lr),
                          options_.nesterov});
-        } else {
-          sgd_with_tensor_ops(group, param, state, skip);
+          continue;
         }
+        sgd_with_tensor_ops(group, param, scaled_grad(), state, skip);
       } else {
-        if (!skip.defined() && state.step.is_cpu() &&
+        if (fast_allowed && state.step.is_cpu() &&
             cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
           float& step = *state.step.data_ptr<float>();
           step += 1;
@@ -179,26 +208,34 @@ void FusedOptimizer::step(const torch::Tensor& found_inf) {
           const double bias_correction2 = 1 - std::pow(beta2, step);
           adamw.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
                            state.exp_avg.data_ptr<float>(), state.exp_avg_sq.data_ptr<float>(),
-                           param.numel(),
+                           param.numel(), fast_scale,
                            static_cast<float>(1 - group.spec.lr * group.spec.weight_decay),
                            static_cast<float>(beta1), static_cast<float>(beta2),
                            static_cast<float>(1 - beta1), static_cast<float>(1 - beta2),
                            static_cast<float>(std::sqrt(bias_correction2)),
                            static_cast<float>(options_.eps),
                            static_cast<float>(-group.spec.lr / bias_correction1)});
-        } else {
-          adamw_with_tensor_ops(group, param, state, skip);
+          continue;
         }
+        adamw_with_tensor_ops(group, param, scaled_grad(), state, skip);
       }
+      // Every tensor op above has read the grad (its results are committed), so it may go.
+      if (zero_grads) zero_after.push_back(grad);
     }
   }
-  update_in_one_pass(sgd, sgd_kernel);
-  update_in_one_pass(adamw, adamw_kernel);
+  if (!zero_after.empty()) at::_foreach_zero_(zero_after);
+  if (zero_grads) {
+    update_in_one_pass(sgd, sgd_kernel<true>);
+    update_in_one_pass(adamw, adamw_kernel<true>);
+  } else {
+    update_in_one_pass(sgd, sgd_kernel<false>);
+    update_in_one_pass(adamw, adamw_kernel<false>);
+  }
 }
 
 void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
-                                         ParamState& state, const torch::Tensor& skip) const {
-  const torch::Tensor& grad = param.grad();
+                                         const torch::Tensor& grad, ParamState& state,
+                                         const torch::Tensor& skip) const {
   const double momentum = group.momentum;
   const torch::Tensor d = grad.add(param, group.spec.weight_decay);
   const torch::Tensor buf = state.momentum_buffer.mul(momentum).add_(d);
@@ -208,8 +245,8 @@ void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor
 }
 
 void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
-                                           ParamState& state, const torch::Tensor& skip) const {
-  const torch::Tensor& grad = param.grad();
+                                           const torch::Tensor& grad, ParamState& state,
+                                           const torch::Tensor& skip) const {
   const double beta1 = group.momentum;
   const double beta2 = options_.beta2;
   const double lr = group.spec.lr;

@@ -47,7 +47,12 @@ class FusedOptimizer {
   // Updates every parameter that has a defined grad. A non-zero found_inf (0-dim, on the
   // parameters' device) skips the whole update: parameters, buffers and step counters stay as
   // they were. A CPU found_inf is read directly; any other is applied on the device.
-  void step(const torch::Tensor& found_inf = {});
+  // grad_scale (0-dim, optional) multiplies every grad as it is read, so that unscaling and
+  // clipping cost no pass of their own (PyTorch 2.x's _fused_adamw_ takes it the same way);
+  // the grads themselves are left as they were. zero_grads writes 0 into each grad once it is
+  // read, which saves zero_grad()'s pass; on a skipped step the grads are zeroed all the same.
+  void step(const torch::Tensor& found_inf = {}, const torch::Tensor& grad_scale = {},
+            bool zero_grads = false);
   // Zeroes grads in place, so they keep their storage (CUDA graphs rely on stable addresses).
   void zero_grad();
 
@@ -74,10 +79,13 @@ class FusedOptimizer {
   };
 
   std::vector<std::pair<std::string, const torch::Tensor*>> named_buffers(const ParamState& state) const;
-  // The path for non-CPU, non-float32 or strided tensors, and for device-side skips.
-  void sgd_with_tensor_ops(const Group& group, const torch::Tensor& param, ParamState& state,
+  // The path for non-CPU, non-float32 or strided tensors, and for device-side skips and
+  // scales. `grad` is the parameter's grad already multiplied by the grad scale.
+  void sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                           const torch::Tensor& grad, ParamState& state,
                            const torch::Tensor& skip) const;
-  void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param, ParamState& state,
+  void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                             const torch::Tensor& grad, ParamState& state,
                              const torch::Tensor& skip) const;
 
   FusedOptimizerOptions options_;

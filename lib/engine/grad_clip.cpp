@@ -39,13 +39,31 @@ torch::Tensor total_grad_norm(const std::vector<torch::Tensor>& grads) {
   return torch::stack(norms).norm();
 }
 
+torch::Tensor clip_coefficient(const torch::Tensor& norm, double max_norm) {
+  torch::NoGradGuard no_grad;
+  return (max_norm / (norm + 1e-6)).clamp_max(1.0);
+}
+
 torch::Tensor clip_grad_norm_(const std::vector<torch::Tensor>& grads, double max_norm) {
   const torch::Tensor norm = total_grad_norm(grads);
   if (max_norm <= 0) return norm;
   torch::NoGradGuard no_grad;
-  const torch::Tensor coef = (max_norm / (norm + 1e-6)).clamp_max(1.0);
+  const torch::Tensor coef = clip_coefficient(norm, max_norm);
   for (const torch::Tensor& grad : defined_only(grads)) grad.mul_(coef);
   return norm;
+}
+
+GradFactors grad_factors(const std::vector<torch::Tensor>& scaled_grads,
+                         const torch::Tensor& inv_scale, double max_norm) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor scaled_norm = total_grad_norm(scaled_grads);
+  GradFactors factors;
+  factors.found_inf = scaled_norm.isfinite().logical_not().to(inv_scale.options());
+  // The norm keeps its dtype (float64 for double grads), as clip_grad_norm_'s does.
+  factors.norm = scaled_norm * inv_scale;
+  factors.multiplier =
+      max_norm > 0 ? clip_coefficient(factors.norm, max_norm) * inv_scale : inv_scale;
+  return factors;
 }
 
 }  // namespace trainer

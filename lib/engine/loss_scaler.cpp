@@ -22,8 +22,7 @@ torch::Tensor LossScaler::scale(const torch::Tensor& loss) const {
 torch::Tensor LossScaler::unscale_(const std::vector<torch::Tensor>& grads) {
   torch::NoGradGuard no_grad;
   torch::Tensor found_inf = torch::zeros({}, scale_.options());
-  // Reciprocal in double, as torch.cuda.amp does, so 1/scale is exact for powers of two.
-  const torch::Tensor inv_scale = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
+  const torch::Tensor inv_scale = this->inv_scale();
   if (scale_.is_cuda()) {
     // The fused kernel wants one dtype per call.
     std::map<torch::ScalarType, std::vector<torch::Tensor>> by_dtype;
@@ -72,6 +71,11 @@ void LossScaler::update(const torch::Tensor& found_inf) {
 }
 
 torch::Tensor LossScaler::scale_value() const { return scale_; }
+
+torch::Tensor LossScaler::inv_scale() const {
+  torch::NoGradGuard no_grad;
+  return scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
+}
 
 std::vector<std::pair<std::string, torch::Tensor>> LossScaler::state() const {
   return {{"scale", scale_}, {"growth_tracker", growth_tracker_}};

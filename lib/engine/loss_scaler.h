@@ -28,8 +28,12 @@ class LossScaler {
   bool enabled() const;
   torch::Tensor scale(const torch::Tensor& loss) const;
   // Divides every defined grad by the scale in place and returns found_inf: a 0-dim float32 on
-  // the device, 1 when any grad holds an inf or NaN.
+  // the device, 1 when any grad holds an inf or NaN. StepExecutor does not call it: it folds
+  // inv_scale() into the optimizer's pass and takes found_inf from the grad norm instead.
   torch::Tensor unscale_(const std::vector<torch::Tensor>& grads);
+  // 0-dim float32 on the device: 1 / scale, taken in double as torch.cuda.amp does, so it is
+  // exact for the powers of two the scale always is. 1 when disabled.
+  torch::Tensor inv_scale() const;
   // Backs off (and restarts the growth count) after an overflow; grows after growth_interval
   // clean updates in a row. No-op when disabled.
   void update(const torch::Tensor& found_inf);

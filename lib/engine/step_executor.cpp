@@ -35,15 +35,21 @@ void StepExecutor::update() {
   for (const auto& parameter : parameters_) {
     if (parameter.grad().defined()) grads.push_back(parameter.grad());
   }
-  const torch::Tensor found_inf = scaler_.unscale_(grads);
-  const torch::Tensor grad_norm = clip_grad_norm_(grads, config_.grad_clip).to(torch::kFloat);
+  // The grads are read twice per update, the least that clipping allows (the norm must be
+  // known before any grad is used): first for their norm, which also gives the finite check
+  // and, divided by the scale, the unscaled pre-clip norm; then by the optimizer, which
+  // multiplies each grad by 1/scale x clip coefficient as it reads it and zeroes it in the same
+  // pass. Unscaling, clipping and zeroing in passes of their own cost as much as the step.
+  const GradFactors factors = grad_factors(grads, scaler_.inv_scale(), config_.grad_clip);
+  const torch::Tensor& found_inf = factors.found_inf;
+  const torch::Tensor grad_norm = factors.norm.to(torch::kFloat);
   // A skipped update's norm is inf/NaN; it is counted in skipped_sum_ rather than logged.
   grad_norm_sum_ += torch::where(found_inf > 0, torch::zeros_like(grad_norm), grad_norm);
-  optimizer_.step(found_inf);
+  // A skipped step still zeroes the grads, so the next group starts from zero.
+  optimizer_.step(found_inf, factors.multiplier, /*zero_grads=*/true);
   scaler_.update(found_inf);
   skipped_sum_ += found_inf;
   if (ema_) ema_->update(task_.model());
-  optimizer_.zero_grad();
   ++updates_;
 }
 

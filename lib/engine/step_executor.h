@@ -34,7 +34,8 @@ class StepExecutor {
   // Forward and loss under autocast, loss / group_samples * scale, backward into the
   // accumulated gradients (R7–R9). Nothing is read back to the host.
   void micro_step(const Batch& batch, int64_t group_samples);
-  // Unscale, finite check, clip once (R10), step or skip, scaler update, EMA (R11), zero grads.
+  // Unscale, finite check, clip once (R10), step or skip, scaler update, EMA (R11), zero grads;
+  // the grads are read only twice (norm, then the optimizer's pass), see update().
   void update();
   // The single host-device synchronisation: copies the running sums and resets them.
   StepStats read_stats();
