@@ -45,13 +45,6 @@ NamedTensors interrupted_weights(int64_t stop_after, const std::filesystem::path
   return state_dict(task.model());
 }
 
-bool identical(const NamedTensors& a, const NamedTensors& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].first != b[i].first || !torch::equal(a[i].second, b[i].second)) return false;
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -39,14 +39,6 @@ trainer::NamedTensors final_weights(const std::filesystem::path& dir, const std:
   return trainer::load_checkpoint(dir / "runs" / "classify" / name / "weights" / "last.pt").model;
 }
 
-bool identical(const trainer::NamedTensors& a, const trainer::NamedTensors& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].first != b[i].first || !torch::equal(a[i].second, b[i].second)) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run", "[cli][resume]") {
@@ -72,7 +64,7 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
     const CommandResult resumed = run_trainer("train resume=" + last + " --quiet");
     INFO(resumed.output);
     REQUIRE(resumed.exit_code == 0);
-    CHECK(identical(final_weights(dir.path(), "interrupted"), expected));
+    CHECK(trainer::identical(final_weights(dir.path(), "interrupted"), expected));
     const std::string csv = read_text(dir / "runs" / "classify" / "interrupted" / "results.csv");
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header + 3 epochs, none repeated
   }
@@ -100,6 +92,6 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
       INFO(finish.output);
       REQUIRE(finish.exit_code == 0);
     }
-    CHECK(identical(final_weights(dir.path(), "interrupted"), expected));
+    CHECK(trainer::identical(final_weights(dir.path(), "interrupted"), expected));
   }
 }

@@ -53,13 +53,6 @@ torch::Tensor group_gradient(const Settings& settings, const TrainingPlan& plan,
   return flat_gradients(executor.parameters()).cpu();
 }
 
-bool same_tensors(const NamedTensors& a, const NamedTensors& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].first != b[i].first || !torch::equal(a[i].second.cpu(), b[i].second.cpu())) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -106,7 +99,7 @@ SmokeReport run_smoke(const Settings& recipe) {
   }
 
   const Checkpoint saved = load_checkpoint(summary.last_weights);
-  report.checkpoint_round_trip = same_tensors(saved.model, state_dict(task.model()));
+  report.checkpoint_round_trip = identical(saved.model, state_dict(task.model()));
   if (!report.checkpoint_round_trip) {
     report.failures.push_back("the saved checkpoint does not hold the trained weights");
   }

@@ -115,4 +115,12 @@ std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors) {
   return {tensors.begin(), tensors.end()};
 }
 
+bool identical(const NamedTensors& a, const NamedTensors& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].first != b[i].first || !at::equal(a[i].second.cpu(), b[i].second.cpu())) return false;
+  }
+  return true;
+}
+
 }  // namespace trainer

@@ -38,5 +38,7 @@ struct Checkpoint {
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 Checkpoint load_checkpoint(const std::filesystem::path& path);
 std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors);
+// Same names in the same order with bit-identical values (resume and round-trip checks).
+bool identical(const NamedTensors& a, const NamedTensors& b);
 
 }  // namespace trainer
