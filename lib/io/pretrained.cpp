@@ -1,23 +1,40 @@
 #include "io/pretrained.h"
 
+#include <filesystem>
+
 #include "io/checkpoint.h"
+#include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
+namespace {
 
-void load_pretrained(torch::nn::Module& model, const std::string& path) {
+// By extension, or by content for files saved under another name (hub caches, `model.bin`).
+bool is_safetensors(const std::string& path) {
+  return std::filesystem::path(path).extension() == ".safetensors" || looks_like_safetensors(path);
+}
+
+std::map<std::string, torch::Tensor> read_weights(const std::string& path) {
+  if (is_safetensors(path)) {
+    std::map<std::string, torch::Tensor> weights;
+    for (auto& [name, tensor] : read_safetensors(path)) weights.emplace(name, std::move(tensor));
+    return weights;
+  }
   const c10::IValue archive = read_archive(path);
-  std::map<std::string, torch::Tensor> weights;
   if (archive.isGenericDict() && archive.toGenericDict().contains("format_version")) {
     const Checkpoint checkpoint = load_checkpoint(path);
-    weights = to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema);
-  } else {
-    weights = tensor_map(archive);
+    return to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema);
   }
-  const LoadReport report = load_state_dict(model, weights, false);
+  return tensor_map(archive);
+}
+
+}  // namespace
+
+void load_pretrained(torch::nn::Module& model, const std::string& path) {
+  const LoadReport report = load_state_dict(model, read_weights(path), false);
   if (report.loaded.empty()) {
     throw UserError(path + ": no tensor matches the model (" + std::to_string(report.unexpected.size()) +
                     " unexpected keys, e.g. '" + (report.unexpected.empty() ? "" : report.unexpected.front()) + "')");
