@@ -127,13 +127,13 @@ int run_val(const CommonOptions& options, const std::string& weights) {
 }
 
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
-                int64_t top_k) {
+                int64_t top_k, int digits) {
   const TrainedModel trained = load_trained(options, weights);
   auto* classify = dynamic_cast<ClassifyTask*>(trained.task.get());
   if (!classify) throw UserError("predict is not available for task '" + trained.task->name() + "'");
   for (const auto& prediction : classify->predict(sources, trained.device, top_k)) {
     std::string line = prediction.path + ":";
-    for (const auto& [name, probability] : prediction.top) line += fmt::format(" {} {:.3f}", name, probability);
+    for (const auto& [name, probability] : prediction.top) line += fmt::format(" {} {:.{}f}", name, probability, digits);
     std::printf("%s\n", line.c_str());
   }
   return 0;
@@ -164,6 +164,13 @@ int run_smoke(const CommonOptions& options) {
 int run_keys(const CommonOptions& options) {
   const Settings settings = load_settings(options.config, options.overrides);
   std::printf("%s", to_yaml(settings).c_str());
+  return 0;
+}
+
+int run_export(const std::string& weights, const ExportOptions& options) {
+  const ExportResult result = export_weights(weights, options);
+  std::printf("exported %zu tensors (%s weights, epoch %lld%s) to %s\n", result.tensors, result.ema ? "EMA" : "model",
+              static_cast<long long>(result.epoch), options.half ? ", fp16" : "", result.output.string().c_str());
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "io/export_weights.h"
+
 namespace trainer::app {
 
 struct CommonOptions {
@@ -16,9 +18,10 @@ struct CommonOptions {
 int run_train(const CommonOptions& options);
 int run_val(const CommonOptions& options, const std::string& weights);
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
-                int64_t top_k);
+                int64_t top_k, int digits);
 int run_plan(const CommonOptions& options);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
+int run_export(const std::string& weights, const ExportOptions& options);
 
 }  // namespace trainer::app

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
   CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
   CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
+  CLI::App* export_command = app.add_subcommand("export", "write a checkpoint's weights alone (.pt or .safetensors)");
   const std::vector<CLI::App*> commands{train, val, predict, plan, smoke, keys};
   for (CLI::App* command : commands) add_common(command, options);
   val->add_option("-w,--weights", weights, "checkpoint to validate")->required();
@@ -45,6 +46,18 @@ int main(int argc, char** argv) {
   predict->add_option("-w,--weights", weights, "checkpoint to predict with")->required();
   predict->add_option("-s,--source", sources, "image files or folders")->required();
   predict->add_option("-k,--top", top_k, "classes shown per image")->check(CLI::PositiveNumber);
+  int digits = 3;
+  predict->add_option("--digits", digits, "decimals of the probabilities shown")->check(CLI::Range(1, 9));
+
+  // No recipe: everything export needs is in the checkpoint.
+  trainer::ExportOptions export_options;
+  std::string export_format, export_output;
+  export_command->add_option("-w,--weights", weights, "checkpoint to export")->required();
+  export_command->add_option("--format", export_format, "pt or safetensors (default: -o's extension, else safetensors)")
+      ->check(CLI::IsMember({"pt", "safetensors"}));
+  export_command->add_flag("--half", export_options.half, "floating tensors as fp16 (integer buffers unchanged)");
+  export_command->add_flag("--model-weights", export_options.model_weights, "the model weights, not the EMA weights");
+  export_command->add_option("-o,--output", export_output, "output file (default: <stem>.<format> next to the checkpoint, <stem>.weights.pt for pt)");
 
   try {
     app.parse(argc, argv);
@@ -58,10 +71,15 @@ int main(int argc, char** argv) {
   try {
     if (train->parsed()) return trainer::app::run_train(options);
     if (val->parsed()) return trainer::app::run_val(options, weights);
-    if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k);
+    if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k, digits);
     if (plan->parsed()) return trainer::app::run_plan(options);
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);
+    if (export_command->parsed()) {
+      if (!export_format.empty()) export_options.format = trainer::parse_weights_format(export_format);
+      if (!export_output.empty()) export_options.output = export_output;
+      return trainer::app::run_export(weights, export_options);
+    }
   } catch (const trainer::UserError& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return kUserError;

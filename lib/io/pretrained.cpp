@@ -1,14 +1,21 @@
 #include "io/pretrained.h"
 
+#include <filesystem>
+
 #include "io/checkpoint.h"
+#include "io/safetensors.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
-
 namespace {
+
+// By extension, or by content for files saved under another name (hub caches, `model.bin`).
+bool is_safetensors(const std::string& path) {
+  return std::filesystem::path(path).extension() == ".safetensors" || looks_like_safetensors(path);
+}
 
 // A non-empty dict of name -> tensor: what `module.state_dict()` is.
 bool is_state_dict(const c10::IValue& value) {
@@ -22,6 +29,11 @@ bool is_state_dict(const c10::IValue& value) {
 }  // namespace
 
 PretrainedWeights read_pretrained(const std::string& path) {
+  if (is_safetensors(path)) {
+    PretrainedWeights weights;
+    for (auto& [name, tensor] : read_safetensors(path)) weights.tensors.emplace(name, std::move(tensor));
+    return weights;
+  }
   const c10::IValue archive = read_archive(path);
   if (!archive.isGenericDict()) {
     throw UserError("'" + path + "' holds a " + archive.tagKind() +

@@ -1,6 +1,7 @@
 // pretrained=PATH: our checkpoints (EMA weights when present), a state dict saved by Python
-// (`torch.save(model.state_dict())`), or a Python training checkpoint that holds one (timm,
-// EasyOCR, torchvision references, Lightning-style scripts). Mismatched heads are skipped and
+// (`torch.save(model.state_dict())`), a Python training checkpoint that holds one (timm,
+// EasyOCR, torchvision references, Lightning-style scripts), or a .safetensors file (by
+// extension or content: `trainer export`'s, a hub model's). Mismatched heads are skipped and
 // every skipped key is named.
 #pragma once
 #include <map>
