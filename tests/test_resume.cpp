@@ -93,3 +93,44 @@ TEST_CASE("resume refuses recipe changes that break exactness", "[engine][resume
   CHECK_THROWS_WITH(prepare_resume(load_settings(std::nullopt, {"resume=" + dir.file("none.pt")}), {}),
                     Catch::Contains("none.pt"));
 }
+
+TEST_CASE("resume=true picks the newest last.pt of the run name", "[engine][resume]") {
+  TempDir dir("resume-latest");
+  const auto project = dir.path() / "runs";
+  for (const char* folder : {"train", "train2", "trainer-other"}) {
+    std::filesystem::create_directories(project / "smoke" / folder / "weights");
+    SmokeTask task(kSamples, 11);
+    std::vector<std::string> recipe = kRecipe;
+    recipe.push_back("epochs=1");
+    Trainer trainer(load_settings(std::nullopt, recipe), task, project / "smoke" / folder);
+    trainer.fit();
+  }
+  // Only train and train2 are runs of name "train"; train2 was written last.
+  const std::vector<std::string> command{"resume", "task=classify", "project=" + project.string(), "epochs=2"};
+  std::filesystem::rename(project / "smoke", project / "classify");
+  const ResumePoint point = prepare_resume(load_settings(std::nullopt, command), command);
+  CHECK(point.checkpoint_path.parent_path().parent_path().filename() == "train2");
+  CHECK(point.settings.epochs == 2);
+  CHECK_THROWS_WITH(prepare_resume(load_settings(std::nullopt, {"resume", "name=missing", "project=" + project.string()}), {}),
+                    Catch::Contains("no ") && Catch::Contains("missing*"));
+}
+
+TEST_CASE("a failed checkpoint write is a clear error and keeps the previous file", "[io][resume]") {
+  TempDir dir("checkpoint-write");
+  Checkpoint checkpoint;
+  checkpoint.task = "smoke";
+  checkpoint.model = state_dict(SmokeTask(8, 1).model());
+  checkpoint.recipe = "epochs: 1\n";
+  const auto path = dir.path() / "last.pt";
+  save_checkpoint(path, checkpoint);
+  const std::string before = trainer::testing::read_text(path);
+  // The temporary file cannot be created where a folder of that name stands.
+  std::filesystem::create_directories(path.string() + ".tmp");
+  checkpoint.epoch = 5;
+  CHECK_THROWS_WITH(save_checkpoint(path, checkpoint),
+                    Catch::Contains("cannot write checkpoint") && Catch::Contains("last.pt"));
+  CHECK(trainer::testing::read_text(path) == before);
+  CHECK(load_checkpoint(path).epoch == 0);
+  CHECK_THROWS_WITH(save_checkpoint(dir.path() / "no-such-folder" / "last.pt", checkpoint),
+                    Catch::Contains("no-such-folder"));
+}
