@@ -2,37 +2,14 @@
 // checkpoints Python reads; bad input exits non-zero with a message naming the problem.
 #include <catch2/catch.hpp>
 
-#include <opencv2/imgcodecs.hpp>
-
 #include "test_helpers.h"
 
 using namespace trainer::testing;
 
-namespace {
-
-// Two colour classes that a ResNet separates in a couple of epochs: dark and bright squares.
-void write_image_folder(const std::filesystem::path& root, bool with_corrupt_file) {
-  cv::RNG rng(3);
-  for (const char* split : {"train", "val"}) {
-    for (int label = 0; label < 2; ++label) {
-      const auto folder = root / split / (label ? "bright" : "dark");
-      std::filesystem::create_directories(folder);
-      const int count = std::string(split) == "train" ? 12 : 6;
-      for (int i = 0; i < count; ++i) {
-        cv::Mat image(16, 16, CV_8UC3);
-        rng.fill(image, cv::RNG::UNIFORM, label ? 150 : 0, label ? 255 : 100);
-        cv::imwrite((folder / (std::to_string(i) + ".png")).string(), image);
-      }
-    }
-  }
-  if (with_corrupt_file) write_text(root / "train" / "dark" / "broken.png", "not a png");
-}
-
-}  // namespace
-
 TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e2e]") {
   TempDir dir("cli-train");
-  write_image_folder(dir / "data", true);
+  write_two_class_images(dir / "data");
+  write_text(dir / "data" / "train" / "dark" / "broken.png", "not a png");
   const auto project = dir / "runs";
   const CommandResult train = run_trainer(
       "train data=" + (dir / "data").string() + " model=resnet18 epochs=2 batch=4 accumulate=2 imgsz=16 workers=1 "
@@ -84,7 +61,7 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
 
 TEST_CASE("plan prints the batch, accumulation and LR table", "[cli]") {
   TempDir dir("cli-plan");
-  write_image_folder(dir / "data", false);
+  write_two_class_images(dir / "data");
   const CommandResult plan = run_trainer("plan data=" + (dir / "data").string() + " batch=8 accumulate=4 epochs=3 lr_scale=linear");
   INFO(plan.output);
   REQUIRE(plan.exit_code == 0);

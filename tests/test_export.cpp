@@ -2,8 +2,6 @@
 // torchvision loads strictly and that reproduce `trainer predict`, and that pretrained= takes.
 #include <catch2/catch.hpp>
 
-#include <opencv2/imgcodecs.hpp>
-
 #include <regex>
 
 #include "io/checkpoint.h"
@@ -13,22 +11,6 @@
 using namespace trainer::testing;
 
 namespace {
-
-// Two colour classes (the same data as test_cli.cpp): dark and bright squares, 16 x 16.
-void write_image_folder(const std::filesystem::path& root) {
-  cv::RNG rng(5);
-  for (const char* split : {"train", "val"}) {
-    for (int label = 0; label < 2; ++label) {
-      const auto folder = root / split / (label ? "bright" : "dark");
-      std::filesystem::create_directories(folder);
-      for (int i = 0; i < 8; ++i) {
-        cv::Mat image(16, 16, CV_8UC3);
-        rng.fill(image, cv::RNG::UNIFORM, label ? 150 : 0, label ? 255 : 100);
-        cv::imwrite((folder / (std::to_string(i) + ".png")).string(), image);
-      }
-    }
-  }
-}
 
 // "name probability" pairs from one line of `trainer predict` output.
 std::map<std::string, double> probabilities_of(const std::string& line) {
@@ -45,7 +27,7 @@ std::map<std::string, double> probabilities_of(const std::string& line) {
 
 TEST_CASE("export writes weights torchvision loads strictly and pretrained= takes", "[cli][e2e]") {
   TempDir dir("cli-export");
-  write_image_folder(dir / "data");
+  write_two_class_images(dir / "data", {8, 8, 16, 5});
   const auto project = dir / "runs";
   const CommandResult train = run_trainer("train data=" + (dir / "data").string() +
                                           " model=resnet18 epochs=1 batch=4 imgsz=16 workers=1 project=" +

@@ -140,6 +140,31 @@ TEST_CASE("The tensor-op path (float64 params) follows torch's SGD and AdamW too
   compare_adamw(torch::kDouble);
 }
 
+namespace {
+
+// Copies of an optimizer's parameters and state, to check that a skipped step changed nothing.
+struct Snapshot {
+  std::vector<torch::Tensor> params;
+  std::vector<torch::Tensor> state;
+  Snapshot(const std::vector<torch::Tensor>& live_params, const FusedOptimizer& optimizer) {
+    for (const auto& p : live_params) params.push_back(p.detach().clone());
+    for (const auto& [name, t] : optimizer.state()) state.push_back(t.clone());
+  }
+  void check_unchanged(const std::vector<torch::Tensor>& live_params, const FusedOptimizer& optimizer) const {
+    for (size_t i = 0; i < live_params.size(); ++i) {
+      INFO("param " << i);
+      CHECK(torch::equal(live_params[i], params[i]));
+    }
+    const auto now = optimizer.state();
+    for (size_t i = 0; i < now.size(); ++i) {
+      INFO(now[i].first);
+      CHECK(torch::equal(now[i].second, state[i]));
+    }
+  }
+};
+
+}  // namespace
+
 TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-identical",
           "[engine]") {
   for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
@@ -151,21 +176,13 @@ TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-ide
       for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
       optimizer.step();
 
-      std::vector<torch::Tensor> before;
-      for (const auto& p : params) before.push_back(p.detach().clone());
-      std::vector<torch::Tensor> state_before;
-      for (const auto& [name, t] : optimizer.state()) state_before.push_back(t.clone());
+      const Snapshot before(params, optimizer);
 
       optimizer.step(torch::ones({}));
-      for (size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], before[i]));
-      const auto state_after = optimizer.state();
-      for (size_t i = 0; i < state_after.size(); ++i) {
-        INFO(state_after[i].first);
-        CHECK(torch::equal(state_after[i].second, state_before[i]));
-      }
+      before.check_unchanged(params, optimizer);
 
       optimizer.step(torch::zeros({}));
-      CHECK_FALSE(torch::equal(params[0], before[0]));
+      CHECK_FALSE(torch::equal(params[0], before.params[0]));
     }
   }
 }
@@ -351,23 +368,15 @@ TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical,
       for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
       optimizer.step();
 
-      std::vector<torch::Tensor> before;
-      for (const auto& p : params) before.push_back(p.detach().clone());
-      std::vector<torch::Tensor> state_before;
-      for (const auto& [name, t] : optimizer.state()) state_before.push_back(t.clone());
+      const Snapshot before(params, optimizer);
 
       for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
       params[1].mutable_grad()[0][0][0][0] = std::numeric_limits<double>::quiet_NaN();
       optimizer.step(torch::ones({}), torch::scalar_tensor(0.5), true);
+      before.check_unchanged(params, optimizer);
       for (size_t i = 0; i < params.size(); ++i) {
         INFO("param " << i);
-        CHECK(torch::equal(params[i], before[i]));
         CHECK(params[i].grad().abs().max().item<double>() == 0);  // the NaN is gone too
-      }
-      const auto state_after = optimizer.state();
-      for (size_t i = 0; i < state_after.size(); ++i) {
-        INFO(state_after[i].first);
-        CHECK(torch::equal(state_after[i].second, state_before[i]));
       }
     }
   }

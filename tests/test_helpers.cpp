@@ -1,6 +1,7 @@
 #include "test_helpers.h"
 
 #include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <sys/wait.h>
 
@@ -51,6 +52,22 @@ CommandResult run_command(const std::string& command) {
 
 CommandResult run_trainer(const std::string& arguments) {
   return run_command(std::string(TRAINER_BINARY) + " " + arguments);
+}
+
+void write_two_class_images(const std::filesystem::path& root, const TwoClassImages& spec) {
+  cv::RNG rng(static_cast<uint64_t>(spec.seed));
+  for (const char* split : {"train", "val"}) {
+    for (int label = 0; label < 2; ++label) {
+      const auto folder = root / split / (label ? spec.bright : spec.dark);
+      std::filesystem::create_directories(folder);
+      const int count = std::string(split) == "train" ? spec.train_per_class : spec.val_per_class;
+      for (int i = 0; i < count; ++i) {
+        cv::Mat image(spec.side, spec.side, CV_8UC3);
+        rng.fill(image, cv::RNG::UNIFORM, label ? 150 : 0, label ? 255 : 100);
+        cv::imwrite((folder / (std::to_string(i) + ".png")).string(), image);
+      }
+    }
+  }
 }
 
 void run_python(const std::string& script, const std::string& arguments) {

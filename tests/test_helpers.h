@@ -32,6 +32,18 @@ CommandResult run_command(const std::string& command);
 // Runs the trainer binary built with the tests.
 CommandResult run_trainer(const std::string& arguments);
 
+// A two-class ImageFolder (root/{train,val}/{names}/i.png) of random colour squares: class 0
+// dark, class 1 bright, so a ResNet separates them in a few updates.
+struct TwoClassImages {
+  int train_per_class = 12;
+  int val_per_class = 6;
+  int side = 16;
+  int seed = 3;
+  std::string dark = "dark";
+  std::string bright = "bright";
+};
+void write_two_class_images(const std::filesystem::path& root, const TwoClassImages& spec = {});
+
 // Tests that compare against PyTorch run scripts/python/<script> with the system interpreter
 // (torch 1.13, torchvision 0.14); fails the test unless it exits 0.
 void run_python(const std::string& script, const std::string& arguments);

@@ -3,8 +3,6 @@
 // ends with the same weights as the run that was never interrupted.
 #include <catch2/catch.hpp>
 
-#include <opencv2/imgcodecs.hpp>
-
 #include <chrono>
 #include <random>
 
@@ -14,21 +12,6 @@
 using namespace trainer::testing;
 
 namespace {
-
-void write_dataset(const std::filesystem::path& root) {
-  cv::RNG rng(5);
-  for (const char* split : {"train", "val"}) {
-    for (int label = 0; label < 2; ++label) {
-      const auto folder = root / split / (label ? "b" : "a");
-      std::filesystem::create_directories(folder);
-      for (int i = 0; i < (std::string(split) == "train" ? 60 : 8); ++i) {
-        cv::Mat image(32, 32, CV_8UC3);
-        rng.fill(image, cv::RNG::UNIFORM, label ? 90 : 0, label ? 255 : 165);
-        cv::imwrite((folder / (std::to_string(i) + ".png")).string(), image);
-      }
-    }
-  }
-}
 
 std::string recipe(const std::filesystem::path& dir, const std::string& name) {
   return "data=" + (dir / "data").string() + " epochs=3 batch=4 accumulate=3 imgsz=32 workers=2 threads=2 "
@@ -43,7 +26,7 @@ trainer::NamedTensors final_weights(const std::filesystem::path& dir, const std:
 
 TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run", "[cli][resume]") {
   TempDir dir("resume-cli");
-  write_dataset(dir / "data");
+  write_two_class_images(dir / "data", {60, 8, 32, 5, "a", "b"});
   const auto started = std::chrono::steady_clock::now();
   const CommandResult reference = run_trainer("train " + recipe(dir.path(), "reference") + " --quiet");
   const double reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
