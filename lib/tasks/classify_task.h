@@ -34,12 +34,6 @@ class ClassifyTask : public Task {
   std::vector<Prediction> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                   int64_t top_k);
 
-  const std::vector<std::string>& class_names() const { return class_names_; }
-  int64_t imgsz() const { return imgsz_; }
-  const Normalization& normalization() const { return normalization_; }
-  int64_t channels() const { return channels_; }
-  ResNet& resnet() { return model_; }
-
  private:
   ClassifyAugment evaluation_augment() const;
   Settings settings_;
