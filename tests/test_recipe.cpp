@@ -128,3 +128,37 @@ TEST_CASE("every recipe key is documented in docs/recipe-keys.md", "[config]") {
     CHECK(docs.find("`" + name + "`") != std::string::npos);
   }
 }
+
+TEST_CASE("list keys take YAML sequences or comma-separated overrides and round-trip", "[config]") {
+  TempDir dir("lists");
+  write_text(dir / "ocr.yaml",
+             "task: ocr\nselect_data: [digits, printed]\nbatch_ratio:\n  - 0.7\n  - 0.3\nbuckets: [96, 192, 288]\n"
+             "imgW: 288\ncharset: \"0123456789,\"\n");
+  const Settings settings = load_settings((dir / "ocr.yaml").string(), {});
+  CHECK(settings.task == TaskKind::ocr);
+  CHECK(settings.select_data == std::vector<std::string>{"digits", "printed"});
+  CHECK(settings.batch_ratio == std::vector<double>{0.7, 0.3});
+  CHECK(ocr_bucket_widths(settings) == std::vector<int64_t>{96, 192, 288});
+  CHECK(settings.charset == "0123456789,");  // a scalar key keeps its commas
+
+  const Settings stepped = load_settings(std::nullopt, {"buckets=100", "imgW=350", "select_data=a,b"});
+  CHECK(ocr_bucket_widths(stepped) == std::vector<int64_t>{100, 200, 300, 350});
+  CHECK(stepped.select_data == std::vector<std::string>{"a", "b"});
+
+  write_text(dir / "args.yaml", to_yaml(settings));
+  const Settings reloaded = load_settings((dir / "args.yaml").string(), {});
+  CHECK(to_yaml(reloaded) == to_yaml(settings));
+  CHECK(reloaded.bucket_widths == settings.bucket_widths);
+  CHECK(reloaded.symbol == Settings{}.symbol);  // quotes, backslash and € survive the dump
+}
+
+TEST_CASE("list keys reject bad items and mismatched lengths", "[config]") {
+  CHECK_THAT(error_of(std::nullopt, {"buckets=200,100"}), Catch::Contains("ascending"));
+  CHECK_THAT(error_of(std::nullopt, {"buckets=64,x"}), Catch::Contains("'buckets'"));
+  CHECK_THAT(error_of(std::nullopt, {"buckets=64,700", "imgW=600"}), Catch::Contains("wider than imgW"));
+  CHECK_THAT(error_of(std::nullopt, {"select_data=a,b", "batch_ratio=1"}), Catch::Contains("'select_data' names 2"));
+  CHECK_THAT(error_of(std::nullopt, {"batch_ratio=0.5,-1", "select_data=a,b"}), Catch::Contains("'batch_ratio'"));
+  TempDir dir("scalar-list");
+  write_text(dir / "r.yaml", "batch: [8, 16]\n");
+  CHECK_THAT(error_of((dir / "r.yaml").string(), {}), Catch::Contains("single value"));
+}

@@ -3,6 +3,7 @@
 
 #include "config/recipe.h"
 #include "engine/schedule.h"
+#include "data/sampler.h"
 #include "engine/training_plan.h"
 
 using namespace trainer;
@@ -45,28 +46,29 @@ TEST_CASE("warmup ramps over its updates, then the schedule takes over", "[engin
 TEST_CASE("the plan counts updates with a short last group", "[engine][plan]") {
   const Settings settings = load_settings(std::nullopt, {"batch=8", "accumulate=4", "epochs=3",
                                                           "warmup_epochs=1.5", "device=cpu", "optimizer=sgd"});
-  const TrainingPlan plan = make_plan(settings, 100, 10);  // 13 micro-batches: 4+4+4+1
+  const auto batches = make_batches(epoch_order(subset_indices(100, 1.0, 0), 0, 0, true), settings.batch, false);
+  const TrainingPlan plan = make_plan(settings, 100, static_cast<int64_t>(batches.size()), 10);  // 4+4+4+1
   CHECK(plan.micro_batches_per_epoch == 13);
   CHECK(plan.updates_per_epoch == 4);
   CHECK(plan.total_updates == 12);
   CHECK(plan.warmup_updates == 6);
   CHECK(plan.effective_batch == 32);
   CHECK(plan.group_size(3) == 1);
-  CHECK(plan.group_samples(0) == 32);
-  CHECK(plan.group_samples(3) == 4);  // the 13th micro-batch holds the last 4 samples
+  CHECK(samples_in(batches, plan.group_first(0), plan.group_size(0)) == 32);
+  CHECK(samples_in(batches, plan.group_first(3), plan.group_size(3)) == 4);  // the 13th holds the last 4
   CHECK(plan.weight_decay == Approx(5e-4 * 32 / 64));
 }
 
 TEST_CASE("accumulate=auto follows nbs and LR scaling follows the effective batch", "[engine][plan]") {
   const Settings automatic = load_settings(std::nullopt, {"batch=24", "nbs=64", "device=cpu", "optimizer=sgd"});
-  CHECK(make_plan(automatic, 1000, 10).accumulate == 3);
+  CHECK(make_plan(automatic, 1000, 63, 10).accumulate == 3);
   const Settings big = load_settings(std::nullopt, {"batch=128", "device=cpu", "optimizer=sgd"});
-  CHECK(make_plan(big, 1000, 10).accumulate == 1);
+  CHECK(make_plan(big, 1000, 63, 10).accumulate == 1);
 
   const auto lr_for = [](const std::string& rule) {
     return make_plan(load_settings(std::nullopt, {"batch=32", "accumulate=4", "lr0=0.01", "lr_base_batch=32",
                                                   "lr_scale=" + rule, "device=cpu", "optimizer=sgd"}),
-                     1000, 10).lr;
+                     1000, 32, 10).lr;
   };
   CHECK(lr_for("none") == Approx(0.01));
   CHECK(lr_for("linear") == Approx(0.04));
@@ -75,14 +77,14 @@ TEST_CASE("accumulate=auto follows nbs and LR scaling follows the effective batc
 }
 
 TEST_CASE("amp resolves per device and fp16 on CPU is refused", "[engine][plan]") {
-  CHECK_FALSE(make_plan(load_settings(std::nullopt, {"device=cpu"}), 10, 10).amp_dtype.has_value());
-  CHECK(make_plan(load_settings(std::nullopt, {"device=cpu", "amp=bf16"}), 10, 10).amp_dtype == at::kBFloat16);
-  CHECK_THROWS_WITH(make_plan(load_settings(std::nullopt, {"device=cpu", "amp=fp16"}), 10, 10),
+  CHECK_FALSE(make_plan(load_settings(std::nullopt, {"device=cpu"}), 10, 1, 10).amp_dtype.has_value());
+  CHECK(make_plan(load_settings(std::nullopt, {"device=cpu", "amp=bf16"}), 10, 1, 10).amp_dtype == at::kBFloat16);
+  CHECK_THROWS_WITH(make_plan(load_settings(std::nullopt, {"device=cpu", "amp=fp16"}), 10, 1, 10),
                     Catch::Contains("amp=fp16 needs a CUDA device"));
 }
 
 TEST_CASE("optimizer=auto picks AdamW with Ultralytics' LR for short runs", "[engine][plan]") {
-  const TrainingPlan plan = make_plan(load_settings(std::nullopt, {"device=cpu", "epochs=1"}), 1000, 10);
+  const TrainingPlan plan = make_plan(load_settings(std::nullopt, {"device=cpu", "epochs=1"}), 1000, 63, 10);
   CHECK(plan.optimizer == OptimizerKind::adamw);
   CHECK(plan.lr == Approx(0.000714));
 }

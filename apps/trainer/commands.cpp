@@ -17,7 +17,6 @@
 #include "io/results_plot.h"
 #include "io/run_folder.h"
 #include "io/state_dict.h"
-#include "tasks/classify_task.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
 #include "util/stop_signal.h"
@@ -129,20 +128,17 @@ int run_val(const CommonOptions& options, const std::string& weights) {
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
                 int64_t top_k, int digits) {
   const TrainedModel trained = load_trained(options, weights);
-  auto* classify = dynamic_cast<ClassifyTask*>(trained.task.get());
-  if (!classify) throw UserError("predict is not available for task '" + trained.task->name() + "'");
-  for (const auto& prediction : classify->predict(sources, trained.device, top_k)) {
-    std::string line = prediction.path + ":";
-    for (const auto& [name, probability] : prediction.top) line += fmt::format(" {} {:.{}f}", name, probability, digits);
-    std::printf("%s\n", line.c_str());
-  }
+  PredictOptions predict_options;
+  predict_options.top_k = top_k;
+  predict_options.digits = digits;
+  for (const auto& line : trained.task->predict(sources, trained.device, predict_options)) std::printf("%s\n", line.c_str());
   return 0;
 }
 
 int run_plan(const CommonOptions& options) {
   const Settings settings = settings_of(options);
   auto task = make_task(settings);
-  const TrainingPlan plan = make_plan(settings, static_cast<int64_t>(task->train_indices().size()), task->classes());
+  const TrainingPlan plan = plan_for(settings, *task);
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   print_rows(plan_rows(plan));
   return 0;

@@ -39,12 +39,20 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
     const std::string name = entry.first.as<std::string>();
     const RecipeKey& key = require_key(name, where);
     const YAML::Node& node = entry.second;
-    if (!node.IsScalar() && !node.IsNull()) {
-      throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
-    }
     RecipeValue value;
-    value.is_null = node.IsNull();
-    value.text = value.is_null ? "" : trim(node.Scalar());
+    if (key.is_list && node.IsSequence()) {
+      std::vector<std::string> items;
+      for (const auto& item : node) {
+        if (!item.IsScalar()) throw UserError(where + ": key '" + name + "' expects a list of single values");
+        items.push_back(trim(item.Scalar()));
+      }
+      value.text = join(items, ",");
+    } else if (!node.IsScalar() && !node.IsNull()) {
+      throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
+    } else {
+      value.is_null = node.IsNull();
+      value.text = value.is_null ? "" : trim(node.Scalar());
+    }
     const YAML::Mark value_mark = node.Mark();
     value.where = path + ":" + std::to_string(value_mark.line + 1) + ":" +
                   std::to_string(value_mark.column + 1);
@@ -83,6 +91,14 @@ void apply_override(Settings& settings, const std::string& argument) {
 void validate(const Settings& settings) {
   if (!(settings.fraction > 0.0)) {
     throw UserError("key 'fraction' must be in (0, 1], got " + std::to_string(settings.fraction));
+  }
+  if (!settings.batch_ratio.empty() && settings.batch_ratio.size() != settings.select_data.size()) {
+    throw UserError("key 'batch_ratio' has " + std::to_string(settings.batch_ratio.size()) +
+                    " value(s) but 'select_data' names " + std::to_string(settings.select_data.size()) + " folder(s)");
+  }
+  if (!settings.bucket_widths.empty() && settings.bucket_widths.back() > settings.img_w) {
+    throw UserError("key 'buckets' lists width " + std::to_string(settings.bucket_widths.back()) +
+                    ", wider than imgW=" + std::to_string(settings.img_w));
   }
 }
 

@@ -80,6 +80,29 @@ std::string parse_string(const std::string& key, const RecipeValue& value, bool 
   return value.text;
 }
 
+// Comma-separated items, each trimmed; "none" or an empty value is the empty list.
+std::vector<std::string> split_items(const RecipeValue& value) {
+  std::vector<std::string> items;
+  if (value.is_null || to_lower(value.text) == "none" || value.text.empty()) return items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = value.text.find(',', start);
+    items.push_back(trim(value.text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+template <typename T>
+std::string join_items(const std::vector<T>& items) {
+  if (items.empty()) return "none";
+  std::ostringstream out;
+  out.precision(std::numeric_limits<double>::max_digits10 - 2);
+  for (size_t i = 0; i < items.size(); ++i) out << (i ? "," : "") << items[i];
+  return out.str();
+}
+
 // Builders for the common key shapes, so each table row stays one line.
 using Assign = std::function<void(Settings&, const RecipeValue&)>;
 using Show = std::function<std::string(const Settings&)>;
@@ -147,9 +170,57 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
   fail(key, value, "auto, cpu, cuda or cuda:N");
 }
 
+RecipeKey string_list_key(std::string name, std::vector<std::string> Settings::*field) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) {
+            s.*field = split_items(v);
+            for (const auto& item : s.*field) {
+              if (item.empty()) fail(name, v, "a list of non-empty names");
+            }
+          },
+          [=](const Settings& s) { return join_items(s.*field); }, true};
+}
+
+RecipeKey double_list_key(std::string name, std::vector<double> Settings::*field, double min, double max) {
+  return {name, false,
+          [=](Settings& s, const RecipeValue& v) {
+            (s.*field).clear();
+            for (const auto& item : split_items(v)) {
+              (s.*field).push_back(parse_double(name, RecipeValue{item, false, v.where}, min, max));
+            }
+          },
+          [=](const Settings& s) { return join_items(s.*field); }, true};
+}
+
+// One number is a step (widths step, 2·step, … up to imgW); several are the widths themselves.
+RecipeKey buckets_key() {
+  return {"buckets", false,
+          [](Settings& s, const RecipeValue& v) {
+            const auto items = split_items(v);
+            if (items.empty()) fail("buckets", v, "a width step or a list of widths");
+            std::vector<int64_t> widths;
+            for (const auto& item : items) {
+              widths.push_back(parse_int("buckets", RecipeValue{item, false, v.where}, 4, 100000));
+              if (widths.size() > 1 && widths.back() <= widths[widths.size() - 2]) {
+                fail("buckets", v, "ascending widths");
+              }
+            }
+            if (widths.size() == 1) {
+              s.bucket_step = widths.front();
+              s.bucket_widths.clear();
+            } else {
+              s.bucket_widths = widths;
+            }
+          },
+          [](const Settings& s) {
+            return s.bucket_widths.empty() ? std::to_string(s.bucket_step) : join_items(s.bucket_widths);
+          },
+          true};
+}
+
 std::vector<RecipeKey> build_table() {
   std::vector<RecipeKey> keys;
-  keys.push_back(enum_key<TaskKind>("task", &Settings::task, {{"classify", TaskKind::classify}}));
+  keys.push_back(enum_key<TaskKind>("task", &Settings::task, {{"classify", TaskKind::classify}, {"ocr", TaskKind::ocr}}));
   keys.push_back(string_key("model", &Settings::model, false));
   keys.push_back(string_key("data", &Settings::data, false));
   keys.push_back(string_key("pretrained", &Settings::pretrained, true));
@@ -237,6 +308,22 @@ std::vector<RecipeKey> build_table() {
                                         {"true", CompileMode::standard},
                                         {"false", CompileMode::none}},
                                        true));
+
+  keys.push_back(int_key("imgH", &Settings::img_h, 16, 4096));
+  keys.push_back(int_key("imgW", &Settings::img_w, 16, 100000));
+  keys.push_back(bool_key("rgb", &Settings::rgb));
+  keys.push_back(string_key("charset", &Settings::charset, true));
+  keys.push_back(string_key("number", &Settings::number, true));
+  keys.push_back(string_key("symbol", &Settings::symbol, true));
+  keys.push_back(string_key("lang_char", &Settings::lang_char, true));
+  keys.push_back(int_key("batch_max_length", &Settings::batch_max_length, 1, 100000));
+  keys.push_back(bool_key("sensitive", &Settings::sensitive));
+  keys.push_back(bool_key("data_filtering_off", &Settings::data_filtering_off));
+  keys.push_back(string_list_key("select_data", &Settings::select_data));
+  keys.push_back(double_list_key("batch_ratio", &Settings::batch_ratio, 0.0, 1e6));
+  keys.push_back(buckets_key());
+  keys.push_back(int_key("output_channel", &Settings::output_channel, 4, 4096));
+  keys.push_back(int_key("hidden_size", &Settings::hidden_size, 4, 4096));
 
   keys.push_back(string_key("project", &Settings::project, false));
   keys.push_back(string_key("name", &Settings::name, false));

@@ -11,7 +11,7 @@ namespace trainer {
 
 // One value as written by the user, with where it was written for error messages.
 struct RecipeValue {
-  std::string text;   // scalar text, already trimmed
+  std::string text;   // scalar text, already trimmed; a YAML sequence arrives joined by commas
   bool is_null = false;
   std::string where;  // "configs/demo.yaml:4:8" or "override 'batch=abc'"
 };
@@ -21,6 +21,7 @@ struct RecipeKey {
   bool is_bool = false;  // a bare `key` on the command line means key=true
   std::function<void(Settings&, const RecipeValue&)> assign;
   std::function<std::string(const Settings&)> show;
+  bool is_list = false;  // takes a YAML sequence, or comma-separated items in one value
 };
 
 const std::vector<RecipeKey>& recipe_keys();

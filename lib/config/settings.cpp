@@ -7,6 +7,7 @@ namespace trainer {
 const char* to_string(TaskKind value) {
   switch (value) {
     case TaskKind::classify: return "classify";
+    case TaskKind::ocr: return "ocr";
   }
   return "?";
 }
@@ -57,6 +58,19 @@ const char* to_string(NormKind value) {
     case NormKind::frozen_batch: return "frozen_bn";
   }
   return "?";
+}
+
+std::vector<int64_t> ocr_bucket_widths(const Settings& settings) {
+  std::vector<int64_t> widths;
+  if (!settings.bucket_widths.empty()) {
+    for (int64_t width : settings.bucket_widths) {
+      if (width < settings.img_w) widths.push_back(width);
+    }
+  } else {
+    for (int64_t width = settings.bucket_step; width < settings.img_w; width += settings.bucket_step) widths.push_back(width);
+  }
+  widths.push_back(settings.img_w);
+  return widths;
 }
 
 std::string lr_scale_text(const Settings& settings) {

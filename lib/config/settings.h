@@ -5,10 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainer {
 
-enum class TaskKind { classify };
+enum class TaskKind { classify, ocr };
 enum class OptimizerKind { automatic, sgd, adamw };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
@@ -18,9 +19,9 @@ enum class LrScaleRule { none, linear, sqrt, factor };
 
 struct Settings {
   // --- what to train
-  TaskKind task = TaskKind::classify;        ///< classify
-  std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50
-  std::string data = "fashion-mnist";        ///< fashion-mnist, or an ImageFolder root (train/, val/)
+  TaskKind task = TaskKind::classify;        ///< classify | ocr
+  std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50 | crnn
+  std::string data = "fashion-mnist";        ///< fashion-mnist, an ImageFolder root, or an OCR root (train/, val/)
   std::string pretrained;                    ///< weights file to start from ("" = random init)
   NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn
 
@@ -66,6 +67,24 @@ struct Settings {
   double ema_tau = 2000;                     ///< EMA ramp length in updates, > 0
   CompileMode compile = CompileMode::none;   ///< none | default | reduce-overhead | max-autotune
 
+  // --- text recognition (task=ocr): EasyOCR's key names and meanings
+  int64_t img_h = 64;                        ///< key imgH: input height, >= 16
+  int64_t img_w = 600;                       ///< key imgW: widest input; wider text is squeezed
+  bool rgb = false;                          ///< 3 input channels instead of grey
+  std::string charset;                       ///< "" = number + symbol + lang_char; "labels" = from the labels; else the characters
+  std::string number = "0123456789";
+  std::string symbol = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \u20ac";
+  std::string lang_char = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  int64_t batch_max_length = 34;             ///< longest label kept (characters)
+  bool sensitive = false;                    ///< false = labels are lower-cased first
+  bool data_filtering_off = false;           ///< keep too-long / unknown-character labels (truncated, cleaned)
+  std::vector<std::string> select_data;      ///< training subfolders to mix; empty = every folder with labels.csv
+  std::vector<double> batch_ratio;           ///< share of each select_data folder per epoch; empty = by size
+  int64_t bucket_step = 64;                  ///< width buckets every this many pixels up to imgW ...
+  std::vector<int64_t> bucket_widths;        ///< ... unless these explicit widths are given (ascending, <= imgW)
+  int64_t output_channel = 256;              ///< CRNN feature channels (EasyOCR's output_channel)
+  int64_t hidden_size = 256;                 ///< CRNN BiLSTM hidden size
+
   // --- run folder, checkpoints, validation
   std::string project = "runs";              ///< parent folder of runs
   std::string name = "train";                ///< run folder name under project/<task>/
@@ -80,6 +99,8 @@ struct Settings {
 };
 
 const char* to_string(TaskKind value);
+// The ascending widths OCR batches are padded to: bucket_widths, or multiples of bucket_step, ending at imgW.
+std::vector<int64_t> ocr_bucket_widths(const Settings& settings);
 const char* to_string(OptimizerKind value);
 const char* to_string(SchedulerKind value);
 const char* to_string(AmpMode value);

@@ -7,9 +7,17 @@
 namespace trainer {
 
 struct Batch {
-  torch::Tensor input;   ///< float32 [B, C, H, W], normalised
-  torch::Tensor target;  ///< int64 [B], class indices
-  int64_t size = 0;      ///< B; kept apart so a short last batch needs no tensor inspection
+  torch::Tensor input;           ///< float32 [B, C, H, W], normalised
+  torch::Tensor target;          ///< int64: [B] class indices, or [B, L] padded label sequences
+  int64_t size = 0;              ///< B; kept apart so a short last batch needs no tensor inspection
+  torch::Tensor target_lengths;  ///< int64 [B] used lengths of a sequence target; undefined otherwise
+
+  // Copies the tensors to `device` (asynchronously from pinned memory).
+  void to(const torch::Device& device) {
+    input = input.to(device, true);
+    target = target.to(device, true);
+    if (target_lengths.defined()) target_lengths = target_lengths.to(device, true);
+  }
 };
 
 }  // namespace trainer

@@ -42,4 +42,10 @@ std::vector<std::vector<size_t>> make_batches(const std::vector<size_t>& order, 
   return batches;
 }
 
+int64_t samples_in(const std::vector<std::vector<size_t>>& batches, int64_t first, int64_t count) {
+  int64_t samples = 0;
+  for (int64_t i = first; i < first + count; ++i) samples += static_cast<int64_t>(batches.at(static_cast<size_t>(i)).size());
+  return samples;
+}
+
 }  // namespace trainer

@@ -18,4 +18,7 @@ std::vector<size_t> epoch_order(const std::vector<size_t>& indices, uint64_t see
 std::vector<std::vector<size_t>> make_batches(const std::vector<size_t>& order, int64_t batch,
                                               bool drop_last);
 
+// Samples in batches[first, first + count): what one accumulation group normalises by.
+int64_t samples_in(const std::vector<std::vector<size_t>>& batches, int64_t first, int64_t count);
+
 }  // namespace trainer

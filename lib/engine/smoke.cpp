@@ -61,7 +61,7 @@ SmokeReport run_smoke(const Settings& recipe) {
   settings.epochs = kEpochs;
   settings.val = true;
   settings.pretrained.clear();
-  const TrainingPlan geometry = make_plan(settings, 1, SmokeTask(1, 0).classes());
+  const TrainingPlan geometry = make_plan(settings, 1, 1, SmokeTask(1, 0).classes());
   const int64_t samples = geometry.micro_batch * geometry.accumulate * kUpdatesPerEpoch;
   settings.warmup_updates = kUpdatesPerEpoch;
 

@@ -165,7 +165,13 @@ Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run
     : settings_(settings),
       task_(task),
       run_folder_(std::move(run_folder)),
-      plan_(make_plan(settings, static_cast<int64_t>(task.train_indices().size()), task.classes())) {}
+      plan_(plan_for(settings, task)) {}
+
+TrainingPlan plan_for(const Settings& settings, const Task& task) {
+  const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.seed), 0, settings.batch);
+  return make_plan(settings, static_cast<int64_t>(task.train_indices().size()), static_cast<int64_t>(batches.size()),
+                   task.classes());
+}
 
 TrainingSummary Trainer::fit() {
   const auto run_start = Clock::now();
@@ -270,8 +276,14 @@ TrainingSummary Trainer::fit() {
   for (; state.epoch < plan_.epochs; ++state.epoch) {
     const int64_t epoch = state.epoch;
     const auto epoch_start = Clock::now();
-    const auto order = epoch_order(task_.train_indices(), static_cast<uint64_t>(settings_.seed), epoch, true);
-    loader.start_epoch(make_batches(order, plan_.micro_batch, false), epoch, static_cast<size_t>(state.micro_batch));
+    auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.seed), epoch, plan_.micro_batch);
+    TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.micro_batches_per_epoch,
+                          "the task's batch count changed between epochs");
+    std::vector<int64_t> group_samples;
+    for (int64_t update = 0; update < plan_.updates_per_epoch; ++update) {
+      group_samples.push_back(samples_in(batches, plan_.group_first(update), plan_.group_size(update)));
+    }
+    loader.start_epoch(std::move(batches), epoch, static_cast<size_t>(state.micro_batch));
     auto last_read = Clock::now();
     double lr = schedule_at(schedule, state.updates).lr;
 
@@ -279,9 +291,8 @@ TrainingSummary Trainer::fit() {
       const int64_t update = state.micro_batch / plan_.accumulate;
       std::optional<Batch> batch = loader.next();
       TORCH_INTERNAL_ASSERT(batch, "loader ended before the planned micro-batches");
-      batch->input = batch->input.to(plan_.device, true);
-      batch->target = batch->target.to(plan_.device, true);
-      executor.micro_step(*batch, plan_.group_samples(update));
+      batch->to(plan_.device);
+      executor.micro_step(*batch, group_samples[static_cast<size_t>(update)]);
       ++state.micro_batch;
 
       const bool group_done = state.micro_batch == plan_.group_first(update) + plan_.group_size(update);

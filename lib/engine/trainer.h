@@ -63,5 +63,7 @@ class Trainer {
 // Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch
 // defaults to 1 here) and determinism.
 void configure_runtime(const Settings& settings);
+// The plan of training `task` with `settings` (what the loop follows and `trainer plan` prints).
+TrainingPlan plan_for(const Settings& settings, const Task& task);
 
 }  // namespace trainer

@@ -51,8 +51,8 @@ int64_t resolve_threads(int64_t threads) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
 }
 
-TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t classes,
-                       int64_t world_size) {
+TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t micro_batches_per_epoch,
+                       int64_t classes, int64_t world_size) {
   if (train_samples <= 0) throw UserError("the training split of '" + settings.data + "' is empty");
   TrainingPlan plan;
   plan.micro_batch = settings.batch;
@@ -61,7 +61,7 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.world_size = world_size;
   plan.effective_batch = plan.micro_batch * plan.accumulate * plan.world_size;
   plan.train_samples = train_samples;
-  plan.micro_batches_per_epoch = ceil_div(ceil_div(train_samples, world_size), plan.micro_batch);
+  plan.micro_batches_per_epoch = micro_batches_per_epoch;
   plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
   plan.epochs = settings.epochs;
   plan.total_updates = plan.updates_per_epoch * plan.epochs;
@@ -110,18 +110,6 @@ int64_t TrainingPlan::group_first(int64_t update_in_epoch) const { return update
 
 int64_t TrainingPlan::group_size(int64_t update_in_epoch) const {
   return std::min(accumulate, micro_batches_per_epoch - group_first(update_in_epoch));
-}
-
-int64_t TrainingPlan::micro_batch_samples(int64_t micro_batch_index) const {
-  const int64_t rank_samples = ceil_div(train_samples, world_size);
-  return std::min(micro_batch, rank_samples - micro_batch_index * micro_batch);
-}
-
-int64_t TrainingPlan::group_samples(int64_t update_in_epoch) const {
-  int64_t samples = 0;
-  const int64_t first = group_first(update_in_epoch);
-  for (int64_t i = first; i < first + group_size(update_in_epoch); ++i) samples += micro_batch_samples(i);
-  return samples;
 }
 
 std::string amp_text(const TrainingPlan& plan) {

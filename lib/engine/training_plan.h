@@ -1,5 +1,6 @@
 // The batch geometry and the resolved numbers of a run (R26): what `trainer plan` prints and
-// what the loop follows. Computed once from Settings, the dataset size and the world size.
+// what the loop follows. Computed once from Settings, the dataset's size and batch count, and the
+// world size.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -19,7 +20,7 @@ struct TrainingPlan {
   int64_t world_size = 1;
   int64_t effective_batch = 0;        ///< micro_batch * accumulate * world_size
   int64_t train_samples = 0;          ///< after `fraction`
-  int64_t micro_batches_per_epoch = 0;
+  int64_t micro_batches_per_epoch = 0;  ///< the task's batch count (shape buckets may add short ones)
   int64_t updates_per_epoch = 0;      ///< ceil(micro-batches / accumulate): short last group kept
   int64_t epochs = 0;
   int64_t total_updates = 0;
@@ -33,18 +34,16 @@ struct TrainingPlan {
   c10::Device device = c10::Device(c10::kCPU);
   int64_t threads = 1;
 
-  // Micro-batch indices [first, last) of update `update_in_epoch`, and the samples they hold.
+  // Micro-batch indices [first, first + size) of update `update_in_epoch`.
   int64_t group_first(int64_t update_in_epoch) const;
   int64_t group_size(int64_t update_in_epoch) const;
-  int64_t micro_batch_samples(int64_t micro_batch_index) const;
-  int64_t group_samples(int64_t update_in_epoch) const;
 };
 
 c10::Device resolve_device(const std::string& device);
 int64_t resolve_threads(int64_t threads);
 // classes matters for optimizer=auto (Ultralytics' rule picks AdamW for short runs).
-TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t classes,
-                       int64_t world_size = 1);
+TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t micro_batches_per_epoch,
+                       int64_t classes, int64_t world_size = 1);
 std::string amp_text(const TrainingPlan& plan);
 std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& plan);
 

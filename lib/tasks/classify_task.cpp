@@ -1,5 +1,7 @@
 #include "tasks/classify_task.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "data/classify_transform.h"
@@ -61,15 +63,15 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
   return augment;
 }
 
-std::vector<ClassifyTask::Prediction> ClassifyTask::predict(const std::vector<std::string>& sources,
-                                                            const torch::Device& device, int64_t top_k) {
+std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                               const PredictOptions& options) {
   const ImageFiles files(sources, channels_, class_names_, imgsz_, normalization_);
   const Loader::Collate collate = make_classify_collate(files, evaluation_augment(), normalization_, 0);
-  const int64_t k = std::min<int64_t>(top_k, classes());
+  const int64_t k = std::min<int64_t>(options.top_k, classes());
   const bool was_training = model_->is_training();
   model_->eval();
   c10::InferenceMode inference;
-  std::vector<Prediction> predictions;
+  std::vector<std::string> predictions;
   for (size_t first = 0; first < files.size(); first += static_cast<size_t>(settings_.batch)) {
     std::vector<size_t> indices;
     for (size_t i = first; i < std::min(files.size(), first + static_cast<size_t>(settings_.batch)); ++i) {
@@ -81,12 +83,12 @@ std::vector<ClassifyTask::Prediction> ClassifyTask::predict(const std::vector<st
     const torch::Tensor p = probabilities.cpu();
     const torch::Tensor c = classes_ranked.cpu();
     for (int64_t row = 0; row < batch.size; ++row) {
-      Prediction prediction{files.path(indices[static_cast<size_t>(row)]), {}};
+      std::string line = files.path(indices[static_cast<size_t>(row)]) + ":";
       for (int64_t j = 0; j < k; ++j) {
-        prediction.top.emplace_back(class_names_.at(static_cast<size_t>(c[row][j].item<int64_t>())),
-                                    p[row][j].item<double>());
+        line += fmt::format(" {} {:.{}f}", class_names_.at(static_cast<size_t>(c[row][j].item<int64_t>())),
+                            p[row][j].item<double>(), options.digits);
       }
-      predictions.push_back(std::move(prediction));
+      predictions.push_back(std::move(line));
     }
   }
   if (was_training) model_->train();

@@ -26,13 +26,9 @@ class ClassifyTask : public Task {
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
   Metrics validate(const torch::Device& device) override;
 
-  struct Prediction {
-    std::string path;
-    std::vector<std::pair<std::string, double>> top;  ///< class name and probability, best first
-  };
-  // Classifies image files or folders with the validation preprocessing.
-  std::vector<Prediction> predict(const std::vector<std::string>& sources, const torch::Device& device,
-                                  int64_t top_k);
+  // "path: class probability …", best first, with the validation preprocessing.
+  std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                   const PredictOptions& options) override;
 
  private:
   ClassifyAugment evaluation_augment() const;

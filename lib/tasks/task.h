@@ -18,6 +18,11 @@ struct LossOutput {
   torch::Tensor parts;  ///< [loss_names().size()], detached, summed over samples, for logging
 };
 
+struct PredictOptions {
+  int64_t top_k = 5;  ///< classes listed per image (classification)
+  int digits = 3;     ///< decimals of the scores shown
+};
+
 struct Metrics {
   std::vector<std::pair<std::string, double>> values;
   double fitness = 0;  ///< larger is better; picks best.pt and drives patience
@@ -31,6 +36,10 @@ class Task {
   virtual int64_t classes() const = 0;
   // Sample indices of the training split (after `fraction`), in a fixed order.
   virtual const std::vector<size_t>& train_indices() const = 0;
+  // The micro-batches of one epoch as sample indices, a pure function of (seed, epoch) so a
+  // resumed run replays them. Every epoch has the same number of batches. The default shuffles
+  // train_indices() and cuts runs of `batch`; tasks with shape buckets override it.
+  virtual std::vector<std::vector<size_t>> epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const;
   // Builds a micro-batch on the CPU from sample indices; called from loader threads.
   virtual Loader::Collate train_collate(uint64_t seed) const = 0;
   virtual std::vector<std::string> loss_names() const = 0;
@@ -39,6 +48,10 @@ class Task {
   virtual std::vector<std::string> metric_names() const = 0;
   // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode.
   virtual Metrics validate(const torch::Device& device) = 0;
+  // One line per image ("path: result") for `trainer predict`; images are files or folders.
+  // The default says the task has no prediction.
+  virtual std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                           const PredictOptions& options);
 };
 
 }  // namespace trainer
