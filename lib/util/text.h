@@ -8,8 +8,10 @@ namespace trainer {
 
 std::string to_lower(std::string_view text);
 std::string trim(std::string_view text);
-// Levenshtein distance, for did-you-mean suggestions.
+// Levenshtein distance (insertions, deletions, substitutions cost 1): per byte for did-you-mean
+// suggestions, per code point for recognised text.
 size_t edit_distance(std::string_view a, std::string_view b);
+size_t edit_distance(std::u32string_view a, std::u32string_view b);
 // The candidate closest to `word`, or "" when none is close enough to be a plausible typo.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
