@@ -56,6 +56,7 @@ int run_train(const CommonOptions& options) {
     folder = resume->run_folder;
   }
   auto task = make_task(settings);
+  task->pin_derived_settings(settings);
   if (!resume) {
     folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
     std::ofstream args(folder / "args.yaml");
@@ -136,8 +137,9 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
 }
 
 int run_plan(const CommonOptions& options) {
-  const Settings settings = settings_of(options);
+  Settings settings = settings_of(options);
   auto task = make_task(settings);
+  task->pin_derived_settings(settings);
   const TrainingPlan plan = plan_for(settings, *task);
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   print_rows(plan_rows(plan));
@@ -168,6 +170,26 @@ int run_export(const std::string& weights, const ExportOptions& options) {
   std::printf("exported %zu tensors (%s weights, epoch %lld%s) to %s\n", result.tensors, result.ema ? "EMA" : "model",
               static_cast<long long>(result.epoch), options.half ? ", fp16" : "", result.output.string().c_str());
   return 0;
+}
+
+namespace {
+
+int report_generated(const SynthSetSummary& summary, const char* recipe) {
+  std::printf("wrote %lld training and %lld validation images to %s (EasyOCR format: <split>/<folder>/labels.csv)\n"
+              "train on it with: trainer train --config %s\n",
+              static_cast<long long>(summary.train), static_cast<long long>(summary.val), summary.root.string().c_str(),
+              recipe);
+  return 0;
+}
+
+}  // namespace
+
+int run_data_digits(const SynthDigitsOptions& options) {
+  return report_generated(write_synth_digits(options), "configs/crnn-digits.yaml");
+}
+
+int run_data_printed(const SynthPrintedOptions& options) {
+  return report_generated(write_synth_printed(options), "configs/crnn-printed.yaml");
 }
 
 }  // namespace trainer::app

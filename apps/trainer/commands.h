@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "data/synth_digits.h"
+#include "data/synth_printed.h"
 #include "io/export_weights.h"
 
 namespace trainer::app {
@@ -23,5 +25,7 @@ int run_plan(const CommonOptions& options);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
 int run_export(const std::string& weights, const ExportOptions& options);
+int run_data_digits(const SynthDigitsOptions& options);
+int run_data_printed(const SynthPrintedOptions& options);
 
 }  // namespace trainer::app

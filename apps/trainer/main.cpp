@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
 
   CLI::App* train = app.add_subcommand("train", "train a model from a recipe");
   CLI::App* val = app.add_subcommand("val", "validate a checkpoint on its recipe's val split");
-  CLI::App* predict = app.add_subcommand("predict", "classify image files or folders with a checkpoint");
+  CLI::App* predict = app.add_subcommand("predict", "classify or read image files or folders with a checkpoint");
   CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
   CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
   CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   int64_t top_k = 5;
   predict->add_option("-w,--weights", weights, "checkpoint to predict with")->required();
   predict->add_option("-s,--source", sources, "image files or folders")->required();
-  predict->add_option("-k,--top", top_k, "classes shown per image")->check(CLI::PositiveNumber);
+  predict->add_option("-k,--top", top_k, "classes shown per image (classification)")->check(CLI::PositiveNumber);
   int digits = 3;
-  predict->add_option("--digits", digits, "decimals of the probabilities shown")->check(CLI::Range(1, 9));
+  predict->add_option("--digits", digits, "decimals of the probabilities or confidences shown")->check(CLI::Range(1, 9));
 
   // No recipe: everything export needs is in the checkpoint.
   trainer::ExportOptions export_options;
@@ -58,6 +58,30 @@ int main(int argc, char** argv) {
   export_command->add_flag("--half", export_options.half, "floating tensors as fp16 (integer buffers unchanged)");
   export_command->add_flag("--model-weights", export_options.model_weights, "the model weights, not the EMA weights");
   export_command->add_option("-o,--output", export_output, "output file (default: <stem>.<format> next to the checkpoint, <stem>.weights.pt for pt)");
+
+  // Generators of the embedded data sets; their options are the generators' own, not recipe keys.
+  CLI::App* data = app.add_subcommand("data", "generate an embedded data set into data/");
+  data->require_subcommand(1);
+  trainer::SynthDigitsOptions digits_options;
+  CLI::App* data_digits = data->add_subcommand("digits", "handwritten digit strings from OpenCV's digits.png (OCR)");
+  data_digits->add_option("-o,--out", digits_options.out, "output root (gets train/ and val/)")->capture_default_str();
+  data_digits->add_option("--train", digits_options.train, "training images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_digits->add_option("--val", digits_options.val, "validation images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_digits->add_option("--min-length", digits_options.min_length, "digits per string, at least")->capture_default_str();
+  data_digits->add_option("--max-length", digits_options.max_length, "digits per string, at most")->capture_default_str();
+  data_digits->add_option("--seed", digits_options.seed, "generator seed")->capture_default_str();
+  data_digits->add_flag("--force", digits_options.force, "replace an existing set");
+  trainer::SynthPrintedOptions printed_options;
+  std::string script = "latin";
+  CLI::App* data_printed = data->add_subcommand("printed", "printed text lines rendered with the installed fonts (OCR)");
+  data_printed->add_option("-o,--out", printed_options.out, "output root (gets train/<font>/ and val/<font>/)")->capture_default_str();
+  data_printed->add_option("--script", script, "latin (EasyOCR's en characters) or chinese (common hanzi)")
+      ->check(CLI::IsMember({"latin", "chinese"}))->capture_default_str();
+  data_printed->add_option("--train", printed_options.train, "training images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_printed->add_option("--val", printed_options.val, "validation images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_printed->add_option("--max-length", printed_options.max_length, "characters per line, at most")->capture_default_str();
+  data_printed->add_option("--seed", printed_options.seed, "generator seed")->capture_default_str();
+  data_printed->add_flag("--force", printed_options.force, "replace an existing set");
 
   try {
     app.parse(argc, argv);
@@ -75,6 +99,11 @@ int main(int argc, char** argv) {
     if (plan->parsed()) return trainer::app::run_plan(options);
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);
+    if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);
+    if (data_printed->parsed()) {
+      printed_options.script = script == "chinese" ? trainer::PrintedScript::chinese : trainer::PrintedScript::latin;
+      return trainer::app::run_data_printed(printed_options);
+    }
     if (export_command->parsed()) {
       if (!export_format.empty()) export_options.format = trainer::parse_weights_format(export_format);
       if (!export_output.empty()) export_options.output = export_output;

@@ -200,7 +200,7 @@ RecipeKey buckets_key() {
             if (items.empty()) fail("buckets", v, "a width step or a list of widths");
             std::vector<int64_t> widths;
             for (const auto& item : items) {
-              widths.push_back(parse_int("buckets", RecipeValue{item, false, v.where}, 4, 100000));
+              widths.push_back(parse_int("buckets", RecipeValue{item, false, v.where}, 8, 100000));
               if (widths.size() > 1 && widths.back() <= widths[widths.size() - 2]) {
                 fail("buckets", v, "ascending widths");
               }
@@ -309,8 +309,8 @@ std::vector<RecipeKey> build_table() {
                                         {"false", CompileMode::none}},
                                        true));
 
-  keys.push_back(int_key("imgH", &Settings::img_h, 16, 4096));
-  keys.push_back(int_key("imgW", &Settings::img_w, 16, 100000));
+  keys.push_back(int_key("imgH", &Settings::img_h, 32, 4096));
+  keys.push_back(int_key("imgW", &Settings::img_w, 8, 100000));
   keys.push_back(bool_key("rgb", &Settings::rgb));
   keys.push_back(string_key("charset", &Settings::charset, true));
   keys.push_back(string_key("number", &Settings::number, true));

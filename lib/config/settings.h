@@ -68,7 +68,7 @@ struct Settings {
   CompileMode compile = CompileMode::none;   ///< none | default | reduce-overhead | max-autotune
 
   // --- text recognition (task=ocr): EasyOCR's key names and meanings
-  int64_t img_h = 64;                        ///< key imgH: input height, >= 16
+  int64_t img_h = 64;                        ///< key imgH: input height, >= 32 (the CRNN halves it 4 times, then a 2x2 conv)
   int64_t img_w = 600;                       ///< key imgW: widest input; wider text is squeezed
   bool rgb = false;                          ///< 3 input channels instead of grey
   std::string charset;                       ///< "" = number + symbol + lang_char; "labels" = from the labels; else the characters

@@ -17,12 +17,8 @@ bool has_image_extension(const std::filesystem::path& path) {
 
 }  // namespace
 
-ImageFiles::ImageFiles(const std::vector<std::string>& sources, int64_t channels,
-                       std::vector<std::string> class_names, int64_t native_size, Normalization normalization)
-    : channels_(channels),
-      class_names_(std::move(class_names)),
-      native_size_(native_size),
-      normalization_(std::move(normalization)) {
+std::vector<std::string> image_paths(const std::vector<std::string>& sources) {
+  std::vector<std::string> paths;
   for (const auto& source : sources) {
     if (std::filesystem::is_directory(source)) {
       std::vector<std::string> found;
@@ -30,15 +26,24 @@ ImageFiles::ImageFiles(const std::vector<std::string>& sources, int64_t channels
         if (entry.is_regular_file() && has_image_extension(entry.path())) found.push_back(entry.path().string());
       }
       std::sort(found.begin(), found.end());
-      paths_.insert(paths_.end(), found.begin(), found.end());
+      paths.insert(paths.end(), found.begin(), found.end());
     } else if (std::filesystem::is_regular_file(source)) {
-      paths_.push_back(source);
+      paths.push_back(source);
     } else {
       throw UserError("no such image file or folder: " + source);
     }
   }
-  if (paths_.empty()) throw UserError("no images found in " + join(sources, ", "));
+  if (paths.empty()) throw UserError("no images found in " + join(sources, ", "));
+  return paths;
 }
+
+ImageFiles::ImageFiles(const std::vector<std::string>& sources, int64_t channels,
+                       std::vector<std::string> class_names, int64_t native_size, Normalization normalization)
+    : paths_(image_paths(sources)),
+      channels_(channels),
+      class_names_(std::move(class_names)),
+      native_size_(native_size),
+      normalization_(std::move(normalization)) {}
 
 cv::Mat ImageFiles::image(size_t i) const { return read_image(paths_.at(i), channels_); }
 

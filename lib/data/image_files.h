@@ -8,6 +8,10 @@
 
 namespace trainer {
 
+// The image files (.png, .jpg, .jpeg, .bmp) named by `sources`: files as given, folders as their
+// image files in sorted order. UserError for a missing source or when no image is found.
+std::vector<std::string> image_paths(const std::vector<std::string>& sources);
+
 class ImageFiles : public ImageDataset {
  public:
   // `sources`: image files or folders (their image files, sorted). UserError when none is found.

@@ -6,11 +6,10 @@
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -63,15 +62,7 @@ int decoded_channels(const std::string& path) {
 
 std::vector<int> decode_all(const std::vector<std::string>& paths) {
   std::vector<int> channels(paths.size(), 0);
-  std::atomic<size_t> next{0};
-  const auto verify = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < paths.size();) channels[i] = decoded_channels(paths[i]);
-  };
-  const size_t count = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 64);
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(count, paths.size()); ++t) threads.emplace_back(verify);
-  verify();
-  for (auto& thread : threads) thread.join();
+  parallel_for_each_index(paths.size(), [&](size_t i) { channels[i] = decoded_channels(paths[i]); });
   return channels;
 }
 

@@ -8,7 +8,7 @@
 namespace trainer {
 
 // Separate streams, so that e.g. the subset draw never correlates with the epoch-0 order.
-enum class RngStream : uint64_t { subset = 1, epoch_order = 2, augment = 3 };
+enum class RngStream : uint64_t { subset = 1, epoch_order = 2, augment = 3, group_mix = 4, batch_order = 5 };
 
 inline uint64_t splitmix64_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -8,6 +8,7 @@
 
 #include <torch/nn/module.h>
 
+#include "config/settings.h"
 #include "data/batch.h"
 #include "data/loader.h"
 
@@ -48,6 +49,9 @@ class Task {
   virtual std::vector<std::string> metric_names() const = 0;
   // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode.
   virtual Metrics validate(const torch::Device& device) = 0;
+  // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
+  // so the recipe saved with the weights rebuilds the same model without the training data.
+  virtual void pin_derived_settings(Settings& settings) const {}
   // One line per image ("path: result") for `trainer predict`; images are files or folders.
   // The default says the task has no prediction.
   virtual std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,

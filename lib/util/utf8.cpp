@@ -1,5 +1,8 @@
 #include "util/utf8.h"
 
+#include <locale.h>
+#include <wctype.h>
+
 #include "util/error.h"
 
 namespace trainer {
@@ -63,6 +66,21 @@ std::string encode_utf8(const std::u32string& text) {
     }
   }
   return encoded;
+}
+
+std::u32string lower_case(const std::u32string& text) {
+  // towlower in the default "C" locale maps ASCII only; C.UTF-8 (always present in glibc >= 2.35,
+  // and in Debian's libc-bin before) carries the full Unicode case tables.
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  std::u32string lowered = text;
+  for (char32_t& point : lowered) {
+    if (point < 0x80) {
+      if (point >= U'A' && point <= U'Z') point += U'a' - U'A';
+    } else if (utf8) {
+      point = static_cast<char32_t>(towlower_l(static_cast<wint_t>(point), utf8));
+    }
+  }
+  return lowered;
 }
 
 }  // namespace trainer

@@ -1,0 +1,64 @@
+#include "data/ocr_labels.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "util/error.h"
+#include "util/utf8.h"
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kHeader = "filename,words";
+constexpr const char* kUtf8Bom = "\xEF\xBB\xBF";
+
+}  // namespace
+
+std::vector<OcrLabelLine> read_ocr_labels(const fs::path& csv) {
+  std::ifstream in(csv, std::ios::binary);
+  if (!in) throw UserError("cannot open " + csv.string());
+  std::vector<OcrLabelLine> lines;
+  std::string text;
+  int64_t number = 0;
+  while (std::getline(in, text)) {
+    ++number;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (number == 1) {
+      if (text.rfind(kUtf8Bom, 0) == 0) text.erase(0, 3);
+      if (text != kHeader) {
+        throw UserError(csv.string() + ":1: expected the header '" + kHeader + "', got '" + text + "'");
+      }
+      continue;
+    }
+    if (text.empty()) continue;
+    const std::string where = csv.string() + ":" + std::to_string(number);
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos) throw UserError(where + ": expected 'filename,words', found no comma");
+    if (comma == 0) throw UserError(where + ": the filename is empty");
+    lines.push_back({text.substr(0, comma), decode_utf8(text.substr(comma + 1), where), number});
+  }
+  if (number == 0) throw UserError(csv.string() + ": empty file, expected the header '" + std::string(kHeader) + "'");
+  return lines;
+}
+
+std::vector<std::string> ocr_label_folders(const fs::path& root) {
+  std::error_code error;
+  if (!fs::is_directory(root, error)) throw UserError(root.string() + " is not a directory");
+  std::vector<std::string> folders;
+  if (fs::is_regular_file(root / "labels.csv")) folders.push_back(".");
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink);
+       it != fs::recursive_directory_iterator(); ++it) {
+    if (!it->is_directory()) continue;
+    if (it->path().filename().string().front() == '.') {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (fs::is_regular_file(it->path() / "labels.csv")) folders.push_back(fs::relative(it->path(), root).string());
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+}  // namespace trainer

@@ -1,0 +1,34 @@
+#include "data/synth_output.h"
+
+#include <fstream>
+
+#include "util/error.h"
+
+namespace trainer {
+
+namespace fs = std::filesystem;
+
+void prepare_generated_root(const fs::path& root, const std::vector<std::string>& splits, bool force) {
+  std::error_code error;
+  if (fs::exists(root, error) && !fs::is_empty(root, error)) {
+    if (!force) throw UserError(root.string() + " already exists and is not empty; pass --force to replace it");
+    for (const auto& split : splits) fs::remove_all(root / split);
+  }
+  fs::create_directories(root, error);
+  if (error) throw UserError("cannot create " + root.string() + ": " + error.message());
+}
+
+void write_ocr_labels(const fs::path& folder, const std::vector<std::string>& filenames,
+                      const std::vector<std::string>& words) {
+  const fs::path path = folder / "labels.csv";
+  const fs::path temporary = folder / "labels.csv.tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << "filename,words\n";
+    for (size_t i = 0; i < filenames.size(); ++i) out << filenames[i] << ',' << words[i] << '\n';
+    if (!out) throw UserError("cannot write " + temporary.string());
+  }
+  fs::rename(temporary, path);
+}
+
+}  // namespace trainer

@@ -1,0 +1,218 @@
+#include "tasks/ocr_task.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include "data/image_files.h"
+#include "data/read_image.h"
+#include "data/sampler.h"
+#include "tasks/ctc_decoder.h"
+#include "tasks/text_metrics.h"
+#include "util/error.h"
+#include "util/utf8.h"
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Decoded validation samples logged after each validation, so a user sees what the model reads.
+constexpr size_t kShownSamples = 4;
+
+fs::path split_root(const Settings& settings, const char* split) {
+  const fs::path root = fs::path(settings.data) / split;
+  std::error_code error;
+  if (!fs::is_directory(root, error)) {
+    throw UserError("data=" + settings.data + " has no " + split + "/ folder; task=ocr expects a root with train/ "
+                    "and val/, each holding folders of images with a labels.csv (EasyOCR's format). The embedded "
+                    "sets are made by `trainer data digits` and `trainer data printed`");
+  }
+  return root;
+}
+
+OcrDataOptions data_options(const Settings& settings, bool train) {
+  OcrDataOptions options;
+  options.img_h = settings.img_h;
+  options.img_w = settings.img_w;
+  options.channels = settings.rgb ? 3 : 1;
+  options.batch_max_length = settings.batch_max_length;
+  options.sensitive = settings.sensitive;
+  options.data_filtering_off = settings.data_filtering_off;
+  if (train) options.select_data = settings.select_data;
+  return options;
+}
+
+std::u32string charset_characters(const Settings& settings) {
+  if (settings.charset.empty()) {
+    return decode_utf8(settings.number + settings.symbol + settings.lang_char, "keys number + symbol + lang_char");
+  }
+  if (settings.charset == "labels") {
+    // Validation labels count too: a character only they hold is then scored as an error instead
+    // of its lines being dropped from the measurement.
+    std::u32string characters = label_characters(split_root(settings, "train"), data_options(settings, true)) +
+                                label_characters(split_root(settings, "val"), data_options(settings, false));
+    std::sort(characters.begin(), characters.end());
+    characters.erase(std::unique(characters.begin(), characters.end()), characters.end());
+    return characters;
+  }
+  return decode_utf8(settings.charset, "key charset");
+}
+
+std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) + "'"; }
+
+// Pads a validation batch to the fixed batch size with blank rows (R28); the extra rows are dropped
+// from the output before any loss or metric.
+torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows) {
+  if (input.size(0) == rows) return input;
+  std::vector<int64_t> shape = input.sizes().vec();
+  shape[0] = rows - input.size(0);
+  return torch::cat({input, torch::zeros(shape, input.options())});
+}
+
+}  // namespace
+
+OcrTask::OcrTask(const Settings& settings, bool with_train_split) : settings_(settings) {
+  if (settings.model != "crnn") throw UserError("task=ocr trains model=crnn, got model=" + settings.model);
+  charset_ = std::make_unique<Charset>(charset_characters(settings), settings.charset.empty() ? "keys number + symbol + lang_char" : "key charset");
+  shape_.img_h = settings.img_h;
+  shape_.img_w = settings.img_w;
+  shape_.bucket_widths = ocr_bucket_widths(settings);
+  shape_.max_label_length = settings.batch_max_length;
+  if (shape_.bucket_widths.front() < 8) {
+    throw UserError("the narrowest OCR bucket is " + std::to_string(shape_.bucket_widths.front()) +
+                    " px; the CRNN needs at least 8 (key buckets)");
+  }
+
+  val_ = std::make_unique<OcrDataset>(split_root(settings, "val"), *charset_, data_options(settings, false));
+  for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
+  if (with_train_split) {
+    train_ = std::make_unique<OcrDataset>(split_root(settings, "train"), *charset_, data_options(settings, true));
+    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+    for (size_t i = 0; i < train_->size(); ++i) {
+      sampling_.bucket.push_back(bucket_of(shape_.bucket_widths, train_->width(i)));
+      sampling_.group.push_back(train_->group(i));
+    }
+    sampling_.group_ratio = settings.batch_ratio;
+    std::vector<int64_t> group_sizes(train_->group_names().size(), 0);
+    for (size_t i : train_indices_) ++group_sizes[static_cast<size_t>(train_->group(i))];
+    for (size_t g = 0; g < group_sizes.size(); ++g) {
+      if (!sampling_.group_ratio.empty() && group_sizes[g] == 0) {
+        throw UserError("select_data '" + train_->group_names()[g] + "' has no training samples left to draw from");
+      }
+      spdlog::info("ocr train: {} {} samples{}", train_->group_names()[g], group_sizes[g],
+                   sampling_.group_ratio.empty() ? "" : fmt::format(" (batch_ratio {})", sampling_.group_ratio[g]));
+    }
+  }
+  torch::manual_seed(static_cast<uint64_t>(settings.seed));
+  model_ = Crnn(CrnnOptions()
+                    .in_channels(settings.rgb ? 3 : 1)
+                    .output_channel(settings.output_channel)
+                    .hidden_size(settings.hidden_size)
+                    .classes(classes())
+                    .norm(settings.norm));
+}
+
+std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
+  return bucket_batches(train_indices_, sampling_, seed, epoch, batch);
+}
+
+Loader::Collate OcrTask::train_collate(uint64_t) const {
+  TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
+  return make_text_line_collate(*train_, *charset_, shape_);
+}
+
+torch::Tensor OcrTask::ctc_sum(const torch::Tensor& logits, const Batch& batch) const {
+  // CTC in fp32 even under autocast: log-probabilities of long sequences underflow in half precision.
+  const torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat), 2).permute({1, 0, 2});
+  const torch::Tensor input_lengths =
+      torch::full({logits.size(0)}, logits.size(1), torch::TensorOptions().dtype(torch::kLong).device(logits.device()));
+  const torch::Tensor per_sample = torch::ctc_loss(log_probs, batch.target, input_lengths, batch.target_lengths,
+                                                   /*blank=*/0, at::Reduction::None, /*zero_infinity=*/true);
+  return (per_sample / batch.target_lengths.clamp_min(1).to(torch::kFloat)).sum();
+}
+
+LossOutput OcrTask::loss(const Batch& batch) {
+  const torch::Tensor total = ctc_sum(model_->forward(batch.input), batch);
+  return {total, total.detach().reshape({1})};
+}
+
+Metrics OcrTask::validate(const torch::Device& device) {
+  // One fixed batch size for every validation batch (R28): twice the training micro-batch.
+  const int64_t batch_size = settings_.batch * 2;
+  std::vector<size_t> all(val_->size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  const auto batches = bucket_batches_in_order(all, val_buckets_, batch_size);
+  Loader loader(make_text_line_collate(*val_, *charset_, shape_), settings_.workers, settings_.prefetch);
+  loader.start_epoch(batches, 0);
+
+  const bool was_training = model_->is_training();
+  model_->eval();
+  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
+  TextScores scores;
+  std::vector<std::string> shown;
+  {
+    c10::InferenceMode inference;
+    for (const auto& indices : batches) {
+      std::optional<Batch> batch = loader.next();
+      TORCH_INTERNAL_ASSERT(batch, "validation loader ended early");
+      const int64_t n = batch->size;
+      batch->to(device);
+      const torch::Tensor logits = model_->forward(padded_rows(batch->input, batch_size)).narrow(0, 0, n);
+      loss_sum += ctc_sum(logits, *batch);
+      const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
+      for (size_t row = 0; row < decoded.size(); ++row) {
+        const std::u32string& truth = val_->label(indices[row]);
+        scores.add(decoded[row].text, truth);
+        if (shown.size() < kShownSamples) {
+          shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) + (decoded[row].text == truth ? "" : " (wrong)"));
+        }
+      }
+    }
+  }
+  if (was_training) model_->train();
+  spdlog::info("val samples: {}", fmt::join(shown, ", "));
+  Metrics metrics;
+  metrics.values = {{"val/ctc", loss_sum.item<double>() / static_cast<double>(std::max<int64_t>(scores.samples(), 1))},
+                    {"accuracy", scores.accuracy()},
+                    {"norm_ED", scores.norm_ed()},
+                    {"CER", scores.cer()}};
+  metrics.fitness = scores.accuracy();
+  return metrics;
+}
+
+void OcrTask::pin_derived_settings(Settings& settings) const { settings.charset = encode_utf8(charset_->characters()); }
+
+std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                          const PredictOptions& options) {
+  const std::vector<std::string> paths = image_paths(sources);
+  const int64_t channels = settings_.rgb ? 3 : 1;
+  std::vector<cv::Mat> images;
+  std::vector<int64_t> buckets;
+  for (const auto& path : paths) {
+    images.push_back(read_image(path, channels));
+    buckets.push_back(bucket_of(shape_.bucket_widths, resized_width(images.back().size(), shape_.img_h, shape_.img_w)));
+  }
+  std::vector<size_t> all(paths.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  std::vector<std::string> lines(paths.size());
+  const bool was_training = model_->is_training();
+  model_->eval();
+  c10::InferenceMode inference;
+  for (const auto& indices : bucket_batches_in_order(all, buckets, settings_.batch)) {
+    std::vector<cv::Mat> batch_images;
+    for (size_t i : indices) batch_images.push_back(images[i]);
+    const Batch batch = collate_text_lines(batch_images, nullptr, *charset_, shape_);
+    const std::vector<DecodedText> decoded = greedy_decode(model_->forward(batch.input.to(device)), *charset_);
+    for (size_t row = 0; row < indices.size(); ++row) {
+      lines[indices[row]] = fmt::format("{}: {} ({:.{}f})", paths[indices[row]], encode_utf8(decoded[row].text),
+                                        decoded[row].confidence, options.digits);
+    }
+  }
+  if (was_training) model_->train();
+  return lines;
+}
+
+}  // namespace trainer

@@ -1,0 +1,52 @@
+// Text recognition as EasyOCR trains it (R19): the CRNN, CTC loss, greedy decoding, exact-match
+// accuracy, norm_ED and CER; batches bucketed by width so each has one shape.
+#pragma once
+#include <memory>
+
+#include "data/bucket_sampler.h"
+#include "data/charset.h"
+#include "data/ocr_dataset.h"
+#include "data/text_line_collate.h"
+#include "models/crnn.h"
+#include "tasks/task.h"
+
+namespace trainer {
+
+class OcrTask : public Task {
+ public:
+  // data = a root with train/ and val/, each holding EasyOCR label folders. `with_train_split`
+  // false skips the training images (validation and prediction of a saved model).
+  explicit OcrTask(const Settings& settings, bool with_train_split = true);
+
+  std::string name() const override { return "ocr"; }
+  torch::nn::Module& model() override { return *model_; }
+  int64_t classes() const override { return charset_->classes(); }
+  const std::vector<size_t>& train_indices() const override { return train_indices_; }
+  // Width-bucketed batches; with batch_ratio, the select_data groups mixed in proportion.
+  std::vector<std::vector<size_t>> epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const override;
+  Loader::Collate train_collate(uint64_t seed) const override;
+  std::vector<std::string> loss_names() const override { return {"ctc"}; }
+  LossOutput loss(const Batch& batch) override;
+  std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
+  Metrics validate(const torch::Device& device) override;
+  void pin_derived_settings(Settings& settings) const override;
+  // "path: text (confidence)" per image.
+  std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                   const PredictOptions& options) override;
+
+ private:
+  // EasyOCR's CTCLoss(zero_infinity=True) 'mean' per sample (loss / target length), summed.
+  torch::Tensor ctc_sum(const torch::Tensor& logits, const Batch& batch) const;
+
+  Settings settings_;
+  std::unique_ptr<Charset> charset_;
+  std::unique_ptr<OcrDataset> train_;
+  std::unique_ptr<OcrDataset> val_;
+  std::vector<size_t> train_indices_;
+  BucketSampling sampling_;
+  std::vector<int64_t> val_buckets_;
+  TextLineShape shape_;
+  Crnn model_{nullptr};
+};
+
+}  // namespace trainer

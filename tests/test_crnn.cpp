@@ -1,0 +1,106 @@
+// The CRNN must be EasyOCR's recognizer: same keys in the same order, same shapes, same logits
+// from the same weights, and EasyOCR's released files (DataParallel `module.` keys) must load.
+#include <catch2/catch.hpp>
+
+#include "io/pretrained.h"
+#include "io/state_dict.h"
+#include "io/tensor_archive.h"
+#include "models/crnn.h"
+#include "test_helpers.h"
+
+using namespace trainer;
+using trainer::testing::TempDir;
+
+namespace {
+
+struct EasyOcrFixture {
+  EasyOcrFixture() { testing::run_python("crnn_fixture.py", testing::quoted(dir.file(""))); }
+  TempDir dir{"crnn"};
+};
+
+const EasyOcrFixture& fixture() {
+  static const EasyOcrFixture instance;
+  return instance;
+}
+
+Crnn easyocr_en() { return Crnn(CrnnOptions().in_channels(1).output_channel(256).hidden_size(256).classes(97)); }
+
+}  // namespace
+
+TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[models][ocr]") {
+  const c10::impl::GenericDict reference = read_archive(fixture().dir.file("crnn.pt")).toGenericDict();
+  const auto weights = tensor_map(reference.at("state_dict"));
+  std::vector<std::string> reference_keys;
+  for (const c10::IValue& key : reference.at("keys").toListRef()) reference_keys.push_back(key.toStringRef());
+
+  Crnn model = easyocr_en();
+  std::vector<std::string> keys;
+  int64_t parameters = 0;
+  for (const auto& [name, tensor] : state_dict(*model)) {
+    keys.push_back(name);
+    INFO(name);
+    REQUIRE(weights.count(name) == 1);
+    CHECK(tensor.sizes() == weights.at(name).sizes());
+  }
+  CHECK(keys == reference_keys);
+  for (const auto& parameter : model->parameters()) parameters += parameter.numel();
+  CHECK(parameters == 3'781'345);  // EasyOCR's en recognizer: about 3.78 M parameters for 97 classes
+
+  load_state_dict(*model, weights, /*strict=*/true);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const torch::Tensor logits = model->forward(reference.at("input").toTensor());
+  CHECK(logits.sizes() == torch::IntArrayRef({2, 24, 97}));
+  CHECK(torch::allclose(logits, reference.at("logits").toTensor(), 1e-4, 1e-4));
+}
+
+TEST_CASE("EasyOCR's DataParallel weights load with pretrained=, a new charset replaces only the head",
+          "[models][ocr]") {
+  const std::string file = fixture().dir.file("easyocr_en.pth");
+  Crnn same = easyocr_en();
+  load_pretrained(*same, file);
+  const auto released = read_pretrained(file).tensors;
+  CHECK(released.begin()->first.rfind("module.", 0) == 0);
+  CHECK(torch::equal(same->Prediction->weight, released.at("module.Prediction.weight")));
+
+  // Digits only: 11 classes. Every tensor but the Prediction head comes from the file.
+  Crnn digits(CrnnOptions().in_channels(1).output_channel(256).hidden_size(256).classes(11));
+  const torch::Tensor head_before = digits->Prediction->weight.clone();
+  load_pretrained(*digits, file);
+  CHECK(torch::equal(digits->Prediction->weight, head_before));
+  CHECK(torch::equal(digits->SequenceModeling->named_parameters()["1.linear.weight"],
+                     released.at("module.SequenceModeling.1.linear.weight")));
+  CHECK(torch::equal(digits->FeatureExtraction->ConvNet->named_parameters()["0.weight"],
+                     released.at("module.FeatureExtraction.ConvNet.0.weight")));
+}
+
+TEST_CASE("crnn time steps follow the width and need a height of 32", "[models][ocr]") {
+  Crnn model(CrnnOptions().in_channels(3).output_channel(32).hidden_size(16).classes(11));
+  model->eval();
+  torch::NoGradGuard no_grad;
+  for (int64_t width : {8, 64, 100, 600}) {
+    INFO(width);
+    CHECK(model->forward(torch::zeros({2, 3, 32, width})).sizes() ==
+          torch::IntArrayRef({2, CrnnImpl::time_steps(width), 11}));
+  }
+  CHECK(CrnnImpl::time_steps(600) == 149);  // EasyOCR's 600 px lines give 149 steps
+  CHECK_THROWS(model->forward(torch::zeros({1, 3, 16, 64})));
+}
+
+TEST_CASE("crnn starts from EasyOCR's initialisation", "[models][ocr]") {
+  torch::manual_seed(0);
+  Crnn model = easyocr_en();
+  for (const auto& item : model->named_parameters()) {
+    const std::string& name = item.key();
+    const torch::Tensor& tensor = item.value();
+    INFO(name);
+    if (name.find("bias") != std::string::npos) {
+      CHECK(torch::all(tensor == 0).item<bool>());
+    } else if (tensor.dim() == 1) {
+      CHECK(torch::all(tensor == 1).item<bool>());  // norm weights
+    }
+  }
+  // kaiming_normal_ (fan_in): std = sqrt(2 / fan_in); fan_in of the LSTM's input weights = 256.
+  const torch::Tensor lstm = model->SequenceModeling->named_parameters()["0.rnn.weight_ih_l0"];
+  CHECK(lstm.std().item<double>() == Approx(std::sqrt(2.0 / 256)).epsilon(0.03));
+}
