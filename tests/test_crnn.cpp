@@ -9,18 +9,12 @@
 #include "test_helpers.h"
 
 using namespace trainer;
-using trainer::testing::TempDir;
 
 namespace {
 
-struct EasyOcrFixture {
-  EasyOcrFixture() { testing::run_python("crnn_fixture.py", testing::quoted(dir.file(""))); }
-  TempDir dir{"crnn"};
-};
-
-const EasyOcrFixture& fixture() {
-  static const EasyOcrFixture instance;
-  return instance;
+std::string easyocr_file(const std::string& name) {
+  static const testing::PythonOutput fixture("crnn_fixture.py");
+  return fixture.file(name);
 }
 
 Crnn easyocr_en() { return Crnn(CrnnOptions().in_channels(1).output_channel(256).hidden_size(256).classes(97)); }
@@ -28,7 +22,7 @@ Crnn easyocr_en() { return Crnn(CrnnOptions().in_channels(1).output_channel(256)
 }  // namespace
 
 TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[models][ocr]") {
-  const c10::impl::GenericDict reference = read_archive(fixture().dir.file("crnn.pt")).toGenericDict();
+  const c10::impl::GenericDict reference = read_archive(easyocr_file("crnn.pt")).toGenericDict();
   const auto weights = tensor_map(reference.at("state_dict"));
   std::vector<std::string> reference_keys;
   for (const c10::IValue& key : reference.at("keys").toListRef()) reference_keys.push_back(key.toStringRef());
@@ -56,7 +50,7 @@ TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[mo
 
 TEST_CASE("EasyOCR's DataParallel weights load with pretrained=, a new charset replaces only the head",
           "[models][ocr]") {
-  const std::string file = fixture().dir.file("easyocr_en.pth");
+  const std::string file = easyocr_file("easyocr_en.pth");
   Crnn same = easyocr_en();
   load_pretrained(*same, file);
   const auto released = read_pretrained(file).tensors;

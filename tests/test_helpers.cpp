@@ -77,4 +77,8 @@ void run_python(const std::string& script, const std::string& arguments) {
   REQUIRE(result.exit_code == 0);
 }
 
+PythonOutput::PythonOutput(const std::string& script, const std::string& arguments) {
+  run_python(script, quoted(dir_.file("")) + (arguments.empty() ? "" : " " + arguments));
+}
+
 }  // namespace trainer::testing

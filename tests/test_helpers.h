@@ -49,4 +49,15 @@ void write_two_class_images(const std::filesystem::path& root, const TwoClassIma
 void run_python(const std::string& script, const std::string& arguments);
 inline std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
+// A temporary folder filled by `scripts/python/<script> OUTDIR [arguments]`. Tests keep one per run
+// in a function-local static: the interpreter and torch take seconds to start.
+class PythonOutput {
+ public:
+  explicit PythonOutput(const std::string& script, const std::string& arguments = "");
+  std::string file(const std::string& name) const { return dir_.file(name); }
+
+ private:
+  TempDir dir_{"python"};
+};
+
 }  // namespace trainer::testing

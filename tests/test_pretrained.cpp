@@ -12,14 +12,9 @@ using trainer::testing::TempDir;
 
 namespace {
 
-struct PythonFiles {
-  PythonFiles() { testing::run_python("torch_pickle_fixture.py", testing::quoted(dir.file(""))); }
-  TempDir dir{"pretrained"};
-};
-
 std::string python_file(const std::string& name) {
-  static const PythonFiles files;
-  return files.dir.file(name);
+  static const testing::PythonOutput files("torch_pickle_fixture.py");
+  return files.file(name);
 }
 
 // The fixture's linear_state(scale).

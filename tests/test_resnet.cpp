@@ -9,19 +9,13 @@
 #include "util/error.h"
 
 using namespace trainer;
-using trainer::testing::TempDir;
 
 namespace {
 
-// torchvision's reference data, made once per test run (a few seconds of Python).
-struct TorchvisionFixture {
-  TorchvisionFixture() { testing::run_python("resnet_fixture.py", testing::quoted(dir.file(""))); }
-  TempDir dir;
-};
-
+// torchvision's reference data.
 std::string torchvision_file(const std::string& arch) {
-  static const TorchvisionFixture fixture;
-  return fixture.dir.file(arch + ".pt");
+  static const testing::PythonOutput fixture("resnet_fixture.py");
+  return fixture.file(arch + ".pt");
 }
 
 struct Reference {

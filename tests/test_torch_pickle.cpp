@@ -18,15 +18,9 @@ using trainer::testing::TempDir;
 
 namespace {
 
-// Python's files, made once per test run (a few seconds of Python).
-struct PythonFiles {
-  PythonFiles() { testing::run_python("torch_pickle_fixture.py", testing::quoted(dir.file("")) + " --resnet"); }
-  TempDir dir{"torch-pickle"};
-};
-
 std::string python_file(const std::string& name) {
-  static const PythonFiles files;
-  return files.dir.file(name);
+  static const testing::PythonOutput files("torch_pickle_fixture.py", "--resnet");
+  return files.file(name);
 }
 
 std::string read_bytes(const std::string& path) {

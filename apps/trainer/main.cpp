@@ -4,7 +4,9 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.h"
 #include "util/error.h"
@@ -91,6 +93,16 @@ int main(int argc, char** argv) {
   for (CLI::App* command : commands) {
     if (command->parsed()) options.overrides = command->remaining();
   }
+  // --source takes every argument after it, so `--source a.png device=cpu` hands the override to
+  // it: a key=value that names no existing file is a recipe override.
+  const auto is_override = [](const std::string& source) {
+    std::error_code error;
+    return source.find('=') != std::string::npos && !std::filesystem::exists(source, error);
+  };
+  for (const auto& source : sources) {
+    if (is_override(source)) options.overrides.push_back(source);
+  }
+  sources.erase(std::remove_if(sources.begin(), sources.end(), is_override), sources.end());
 
   try {
     if (train->parsed()) return trainer::app::run_train(options);
