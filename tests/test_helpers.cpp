@@ -77,4 +77,10 @@ void run_python(const std::string& script, const std::string& arguments) {
   REQUIRE(result.exit_code == 0);
 }
 
+int64_t parameter_count(const torch::nn::Module& module) {
+  int64_t count = 0;
+  for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
+  return count;
+}
+
 }  // namespace trainer::testing

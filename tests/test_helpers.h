@@ -1,5 +1,8 @@
 // Shared test fixtures: temporary folders and running the real binary.
 #pragma once
+#include <torch/nn/module.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -48,5 +51,8 @@ void write_two_class_images(const std::filesystem::path& root, const TwoClassIma
 // (torch 1.13, torchvision 0.14); fails the test unless it exits 0.
 void run_python(const std::string& script, const std::string& arguments);
 inline std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+// Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
+int64_t parameter_count(const torch::nn::Module& module);
 
 }  // namespace trainer::testing
