@@ -29,7 +29,6 @@ TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[mo
 
   Crnn model = easyocr_en();
   std::vector<std::string> keys;
-  int64_t parameters = 0;
   for (const auto& [name, tensor] : state_dict(*model)) {
     keys.push_back(name);
     INFO(name);
@@ -37,8 +36,7 @@ TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[mo
     CHECK(tensor.sizes() == weights.at(name).sizes());
   }
   CHECK(keys == reference_keys);
-  for (const auto& parameter : model->parameters()) parameters += parameter.numel();
-  CHECK(parameters == 3'781'345);  // EasyOCR's en recognizer: about 3.78 M parameters for 97 classes
+  CHECK(testing::parameter_count(*model) == 3'781'345);  // EasyOCR's en recognizer: about 3.78 M parameters for 97 classes
 
   load_state_dict(*model, weights, /*strict=*/true);
   model->eval();

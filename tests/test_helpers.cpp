@@ -81,4 +81,10 @@ PythonOutput::PythonOutput(const std::string& script, const std::string& argumen
   run_python(script, quoted(dir_.file("")) + (arguments.empty() ? "" : " " + arguments));
 }
 
+int64_t parameter_count(const torch::nn::Module& module) {
+  int64_t count = 0;
+  for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
+  return count;
+}
+
 }  // namespace trainer::testing

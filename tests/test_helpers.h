@@ -1,5 +1,8 @@
 // Shared test fixtures: temporary folders and running the real binary.
 #pragma once
+#include <torch/nn/module.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -59,5 +62,8 @@ class PythonOutput {
  private:
   TempDir dir_{"python"};
 };
+
+// Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
+int64_t parameter_count(const torch::nn::Module& module);
 
 }  // namespace trainer::testing

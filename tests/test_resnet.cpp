@@ -36,12 +36,6 @@ Reference load_reference(const std::string& arch) {
   return reference;
 }
 
-int64_t parameter_count(const torch::nn::Module& module) {
-  int64_t count = 0;
-  for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
-  return count;
-}
-
 }  // namespace
 
 TEST_CASE("resnets have torchvision's keys in its order and give its logits from its weights",
@@ -78,9 +72,9 @@ TEST_CASE("frozen_bn resnets load torchvision weights and give its eval logits i
 }
 
 TEST_CASE("resnet parameter counts match torchvision's at 1000 classes", "[models]") {
-  CHECK(parameter_count(*make_resnet("resnet18", 3, 1000, NormKind::batch)) == 11'689'512);
-  CHECK(parameter_count(*make_resnet("resnet34", 3, 1000, NormKind::batch)) == 21'797'672);
-  CHECK(parameter_count(*make_resnet("resnet50", 3, 1000, NormKind::batch)) == 25'557'032);
+  CHECK(testing::parameter_count(*make_resnet("resnet18", 3, 1000, NormKind::batch)) == 11'689'512);
+  CHECK(testing::parameter_count(*make_resnet("resnet34", 3, 1000, NormKind::batch)) == 21'797'672);
+  CHECK(testing::parameter_count(*make_resnet("resnet50", 3, 1000, NormKind::batch)) == 25'557'032);
 }
 
 TEST_CASE("in_channels and classes change only conv1 and fc", "[models]") {

@@ -15,10 +15,8 @@ namespace {
 
 const RecipeKey& require_key(const std::string& name, const std::string& where) {
   if (const RecipeKey* key = find_recipe_key(name)) return *key;
-  std::string message = where + ": unknown key '" + name + "'";
-  const std::string suggestion = closest_match(name, recipe_key_names());
-  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-  throw UserError(message + "; `trainer keys` lists every key");
+  throw UserError(where + ": unknown key '" + name + "'" + did_you_mean(name, recipe_key_names()) +
+                  "; `trainer keys` lists every key");
 }
 
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.

@@ -195,10 +195,8 @@ const std::vector<std::string>& resnet_names() {
 ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm) {
   const std::vector<std::string>& names = resnet_names();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string message = "unknown model '" + name + "'";
-    const std::string suggestion = closest_match(name, names);
-    if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
-    throw UserError(message + "; choose one of " + join(names, ", "));
+    throw UserError("unknown model '" + name + "'" + did_you_mean(name, names) + "; choose one of " +
+                    join(names, ", "));
   }
   const int64_t depth = std::stoll(name.substr(std::string("resnet").size()));
   return ResNet(ResNetOptions().depth(depth).in_channels(in_channels).classes(classes).norm(norm));

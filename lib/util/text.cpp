@@ -56,6 +56,11 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best;
 }
 
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string suggestion = closest_match(word, candidates);
+  return suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)";
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

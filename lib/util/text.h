@@ -14,6 +14,8 @@ size_t edit_distance(std::string_view a, std::string_view b);
 size_t edit_distance(std::u32string_view a, std::u32string_view b);
 // The candidate closest to `word`, or "" when none is close enough to be a plausible typo.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+// " (did you mean 'candidate'?)" for the closest match, or "" when there is none.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
 }  // namespace trainer

@@ -1,0 +1,72 @@
+#include "models/yolo_head.h"
+
+#include <cmath>
+
+#include "models/yolo_blocks.h"
+
+namespace trainer::yolo {
+namespace {
+
+// Conv(3x3) -> Conv(3x3) -> Conv2d(1x1, with bias): the shape of both branches.
+torch::nn::Sequential branch(int64_t in_channels, int64_t hidden, int64_t out_channels) {
+  return torch::nn::Sequential(Conv(in_channels, hidden, 3), Conv(hidden, hidden, 3),
+                               torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1)));
+}
+
+torch::Tensor last_bias(const torch::nn::ModuleList& branches, size_t level) {
+  const auto sequential = branches->ptr<torch::nn::SequentialImpl>(level);
+  return sequential->ptr<torch::nn::Conv2dImpl>(sequential->size() - 1)->bias;
+}
+
+}  // namespace
+
+DFLImpl::DFLImpl(int64_t bins) : bins(bins) { reset(); }
+
+void DFLImpl::reset() {
+  conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(bins, 1, 1).bias(false)));
+  conv->weight.set_requires_grad(false);
+  conv->weight.copy_(torch::arange(bins, conv->weight.options()).view({1, bins, 1, 1}));
+}
+
+DetectImpl::DetectImpl(const DetectOptions& options) : options(options) { reset(); }
+
+void DetectImpl::reset() {
+  const std::vector<int64_t>& channels = options.channels();
+  TORCH_CHECK(!channels.empty() && channels.size() == options.strides().size(),
+              "Detect needs one stride per level, got ", channels.size(), " levels and ", options.strides().size(),
+              " strides");
+  const int64_t box_outputs = 4 * options.reg_max();
+  const int64_t classes = options.classes();
+  const int64_t box_hidden = std::max({int64_t{16}, channels[0] / 4, box_outputs});
+  const int64_t class_hidden = std::max(channels[0], std::min<int64_t>(classes, 100));
+  cv2 = register_module("cv2", torch::nn::ModuleList());
+  cv3 = register_module("cv3", torch::nn::ModuleList());
+  for (const int64_t in_channels : channels) {
+    cv2->push_back(branch(in_channels, box_hidden, box_outputs));
+    cv3->push_back(branch(in_channels, class_hidden, classes));
+  }
+  dfl = register_module("dfl", DFL(options.reg_max()));
+
+  // Ultralytics' bias_init: box logits start flat (every bin equally likely), class logits at a
+  // prior of about 5 objects per 640x640 image spread over the level's cells, so early training
+  // is not swamped by the background's BCE.
+  torch::NoGradGuard no_grad;
+  for (size_t level = 0; level < channels.size(); ++level) {
+    const double cells = std::pow(640.0 / options.strides()[level], 2);
+    last_bias(cv2, level).fill_(1.0);
+    last_bias(cv3, level).fill_(std::log(5.0 / static_cast<double>(classes) / cells));
+  }
+}
+
+std::vector<torch::Tensor> DetectImpl::forward(const std::vector<torch::Tensor>& features) {
+  TORCH_CHECK(features.size() == cv2->size(), "Detect expects ", cv2->size(), " feature maps, got ", features.size());
+  std::vector<torch::Tensor> levels;
+  for (size_t i = 0; i < features.size(); ++i) {
+    levels.push_back(torch::cat({cv2->ptr<torch::nn::SequentialImpl>(i)->forward(features[i]),
+                                 cv3->ptr<torch::nn::SequentialImpl>(i)->forward(features[i])},
+                                1));
+  }
+  return levels;
+}
+
+}  // namespace trainer::yolo

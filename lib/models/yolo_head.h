@@ -1,0 +1,52 @@
+// YOLOv8's decoupled detection head (Ultralytics nn/modules/head.py Detect, in its v8 form): per
+// level a box branch cv2 predicting 4 x reg_max distance-bin logits and a class branch cv3
+// predicting class logits. Decoding and loss live in lib/tasks (box_ops, detection_loss).
+#pragma once
+#include <torch/nn/cloneable.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace trainer::yolo {
+
+struct DetectOptions {
+  DetectOptions(int64_t classes, std::vector<int64_t> channels) : classes_(classes), channels_(std::move(channels)) {}
+  TORCH_ARG(int64_t, classes);
+  TORCH_ARG(std::vector<int64_t>, channels);                                 ///< input channels per level, finest first
+  TORCH_ARG(std::vector<double>, strides) = std::vector<double>{8, 16, 32};  ///< input pixels per cell, per level
+  TORCH_ARG(int64_t, reg_max) = 16;                                          ///< distance bins per box side
+};
+
+// Ultralytics' frozen Conv2d(reg_max, 1, 1) whose weights 0..reg_max-1 turn bin probabilities into
+// an expected distance. It is kept so checkpoints carry `dfl.conv.weight`; decoding computes the
+// same expectation with expected_distances (tasks/box_ops.h), exactly as the loss does.
+class DFLImpl : public torch::nn::Cloneable<DFLImpl> {
+ public:
+  explicit DFLImpl(int64_t bins);
+
+  void reset() override;
+
+  int64_t bins;
+  torch::nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(DFL);
+
+class DetectImpl : public torch::nn::Cloneable<DetectImpl> {
+ public:
+  explicit DetectImpl(const DetectOptions& options);
+
+  void reset() override;
+  // One feature map per level -> per level [B, 4 * reg_max + classes, H_i, W_i]: the box-bin
+  // logits, then the class logits. The same in training and evaluation.
+  std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& features);
+
+  DetectOptions options;
+  torch::nn::ModuleList cv2{nullptr}, cv3{nullptr};
+  DFL dfl{nullptr};
+};
+TORCH_MODULE(Detect);
+
+}  // namespace trainer::yolo

@@ -1,0 +1,71 @@
+#include "tasks/detection_loss.h"
+
+#include "tasks/box_ops.h"
+
+namespace trainer {
+
+torch::Tensor distribution_focal_loss(const torch::Tensor& pred_logits, const torch::Tensor& target) {
+  const int64_t bins = pred_logits.size(-1);
+  const torch::Tensor clamped = target.clamp(0, static_cast<double>(bins) - 1 - 0.01);
+  const torch::Tensor left = clamped.floor();
+  const torch::Tensor right_share = clamped - left;
+  const torch::Tensor log_probabilities = pred_logits.log_softmax(-1);
+  const auto nll = [&](const torch::Tensor& bin) {
+    return -log_probabilities.gather(-1, bin.to(torch::kLong).unsqueeze(-1)).squeeze(-1);
+  };
+  return (nll(left) * (1 - right_share) + nll(left + 1) * right_share).mean(-1);
+}
+
+DetectionLoss::DetectionLoss(int64_t classes, std::vector<double> strides, int64_t reg_max,
+                             DetectionLossOptions options)
+    : classes_(classes),
+      strides_(std::move(strides)),
+      reg_max_(reg_max),
+      options_(options),
+      assigner_(options.assigner) {}
+
+LossOutput DetectionLoss::operator()(const std::vector<torch::Tensor>& levels, const torch::Tensor& targets) const {
+  TORCH_CHECK(levels.size() == strides_.size(), "DetectionLoss: ", levels.size(), " head outputs for ", strides_.size(),
+              " strides");
+  TORCH_CHECK(targets.dim() == 3 && targets.size(-1) == 5, "DetectionLoss: targets must be [B, M, 5], got ",
+              targets.sizes());
+  const int64_t batch = levels[0].size(0);
+  const HeadOutputs outputs = flatten_head_outputs(levels, reg_max_);
+  TORCH_CHECK(outputs.class_logits.size(-1) == classes_, "DetectionLoss: head outputs hold ",
+              outputs.class_logits.size(-1), " classes, the loss was made for ", classes_);
+  const Anchors anchors = make_anchors(levels, strides_);
+  const torch::Tensor bins = torch::arange(reg_max_, outputs.box_logits.options());
+  // In grid units of each anchor's level, as Ultralytics computes the box and DFL terms.
+  const torch::Tensor pred_boxes =
+      dist_to_box(expected_distances(outputs.box_logits, bins), anchors.points, BoxFormat::xyxy);
+
+  const torch::Tensor rows = targets.to(outputs.box_logits.options());
+  const torch::Tensor gt_labels = rows.narrow(-1, 0, 1);
+  const Assignment assigned =
+      assigner_(outputs.class_logits.detach().sigmoid(), pred_boxes.detach() * anchors.strides,
+                anchors.points * anchors.strides, gt_labels, xywh_to_xyxy(rows.narrow(-1, 1, 4)), gt_labels.ge(0));
+
+  const torch::Tensor score_sum = assigned.scores.sum().clamp_min(1);
+  const torch::Tensor cls =
+      torch::nn::functional::binary_cross_entropy_with_logits(
+          outputs.class_logits, assigned.scores,
+          torch::nn::functional::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum)) /
+      score_sum;
+
+  // Dense over all anchors instead of Ultralytics' foreground selection: background anchors weigh
+  // exactly 0, and their (finite) terms cost less than a data-dependent gather.
+  const torch::Tensor weight = assigned.scores.sum(-1);  // [B, A]
+  const auto weighted_sum = [&](const torch::Tensor& per_anchor) { return (per_anchor * weight).sum() / score_sum; };
+  const torch::Tensor target_boxes = assigned.boxes / anchors.strides;
+  const torch::Tensor box = weighted_sum(1 - box_ciou(pred_boxes, target_boxes));
+  const torch::Tensor target_distances =
+      box_to_dist(anchors.points, target_boxes, static_cast<double>(reg_max_) - 1 - 0.01);
+  const torch::Tensor dfl =
+      weighted_sum(distribution_focal_loss(outputs.box_logits.reshape({batch, -1, 4, reg_max_}), target_distances));
+
+  const torch::Tensor parts =
+      torch::stack({box * options_.box, cls * options_.cls, dfl * options_.dfl}) * static_cast<double>(batch);
+  return {parts.sum(), parts.detach()};
+}
+
+}  // namespace trainer

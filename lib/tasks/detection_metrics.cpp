@@ -1,0 +1,185 @@
+#include "tasks/detection_metrics.h"
+
+#include <numeric>
+
+#include "tasks/box_ops.h"
+
+namespace trainer {
+namespace {
+
+constexpr size_t kConfidencePoints = 1000;
+
+// The curves of one class at IoU 0.5, for Ultralytics' P and R.
+struct ClassCurves {
+  std::vector<double> confidence, recall, precision;  ///< after each detection, decreasing confidence
+};
+
+// numpy.interp(x, xp, fp, left) for increasing xp, with right = fp.back().
+double interpolate(double x, const std::vector<double>& xp, const std::vector<double>& fp, double left) {
+  if (x < xp.front()) return left;
+  if (x >= xp.back()) return fp.back();
+  const size_t j = static_cast<size_t>(std::upper_bound(xp.begin(), xp.end(), x) - xp.begin()) - 1;
+  return fp[j] + (x - xp[j]) * (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]);
+}
+
+// Ultralytics' smooth(y, 0.1): a box filter of round(0.2 n) // 2 + 1 points, edge values repeated.
+std::vector<double> smooth(const std::vector<double>& values) {
+  const size_t window = static_cast<size_t>(std::lround(static_cast<double>(values.size()) * 0.2)) / 2 + 1;
+  const size_t half = window / 2;
+  std::vector<double> padded(half, values.front());
+  padded.insert(padded.end(), values.begin(), values.end());
+  padded.insert(padded.end(), half, values.back());
+  std::vector<double> out(values.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = std::accumulate(padded.begin() + static_cast<std::ptrdiff_t>(i),
+                             padded.begin() + static_cast<std::ptrdiff_t>(i + window), 0.0) /
+             static_cast<double>(window);
+  }
+  return out;
+}
+
+// Precision and recall at the confidence where the smoothed class-mean F1 peaks.
+std::pair<double, double> best_f1_point(const std::vector<ClassCurves>& classes) {
+  const double eps = 1e-16;
+  std::vector<std::vector<double>> precision(classes.size(), std::vector<double>(kConfidencePoints, 0.0));
+  std::vector<std::vector<double>> recall = precision;
+  std::vector<double> mean_f1(kConfidencePoints, 0.0);
+  for (size_t c = 0; c < classes.size(); ++c) {
+    if (classes[c].confidence.empty()) continue;  // Ultralytics leaves both curves at 0
+    std::vector<double> negated(classes[c].confidence.size());
+    std::transform(classes[c].confidence.begin(), classes[c].confidence.end(), negated.begin(),
+                   [](double v) { return -v; });
+    for (size_t k = 0; k < kConfidencePoints; ++k) {
+      const double threshold = static_cast<double>(k) / static_cast<double>(kConfidencePoints - 1);
+      recall[c][k] = interpolate(-threshold, negated, classes[c].recall, 0.0);
+      precision[c][k] = interpolate(-threshold, negated, classes[c].precision, 1.0);
+    }
+  }
+  for (size_t k = 0; k < kConfidencePoints; ++k) {
+    for (size_t c = 0; c < classes.size(); ++c) {
+      const double p = precision[c][k], r = recall[c][k];
+      mean_f1[k] += 2 * p * r / (p + r + eps) / static_cast<double>(classes.size());
+    }
+  }
+  const std::vector<double> smoothed = smooth(mean_f1);
+  const size_t best = static_cast<size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
+  double p = 0, r = 0;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    p += precision[c][best] / static_cast<double>(classes.size());
+    r += recall[c][best] / static_cast<double>(classes.size());
+  }
+  return {p, r};
+}
+
+}  // namespace
+
+const std::array<double, 10>& coco_iou_thresholds() {
+  // Bit for bit pycocotools' np.linspace(.5, .95, 10): start + i * ((stop - start) / 9), the last one stop.
+  static const std::array<double, 10> thresholds = [] {
+    std::array<double, 10> values{};
+    const double step = (0.95 - 0.5) / 9;
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i) * step + 0.5;
+    values.back() = 0.95;
+    return values;
+  }();
+  return thresholds;
+}
+
+double average_precision(const std::vector<double>& recall, const std::vector<double>& precision) {
+  TORCH_CHECK(recall.size() == precision.size(), "average_precision: ", recall.size(), " recalls, ", precision.size(),
+              " precisions");
+  std::vector<double> envelope = precision;
+  for (size_t i = envelope.size(); i > 1; --i) envelope[i - 2] = std::max(envelope[i - 2], envelope[i - 1]);
+  double sum = 0;
+  for (int k = 0; k <= 100; ++k) {
+    // pycocotools samples np.linspace(0, 1, 101), whose values are k * 0.01 rather than k / 100.
+    const double sample = k * 0.01;
+    const auto reached = std::lower_bound(recall.begin(), recall.end(), sample);
+    if (reached != recall.end()) sum += envelope[static_cast<size_t>(reached - recall.begin())];
+  }
+  return sum / 101;
+}
+
+void DetectionMetrics::add_image(const torch::Tensor& detections, const torch::Tensor& gt_boxes,
+                                 const torch::Tensor& gt_classes) {
+  TORCH_CHECK(detections.dim() == 2 && detections.size(1) == 6, "detections must be [N, 6], got ", detections.sizes());
+  TORCH_CHECK(gt_boxes.dim() == 2 && gt_boxes.size(1) == 4 && gt_classes.numel() == gt_boxes.size(0),
+              "ground truth must be [M, 4] boxes and [M] classes, got ", gt_boxes.sizes(), " and ", gt_classes.sizes());
+  const torch::Tensor dets = detections.detach().to(torch::kCPU, torch::kDouble);
+  const torch::Tensor truth = gt_boxes.detach().to(torch::kCPU, torch::kDouble);
+  const torch::Tensor truth_classes = gt_classes.detach().to(torch::kCPU, torch::kLong).reshape({-1}).contiguous();
+  const int64_t count = dets.size(0), truths = truth.size(0);
+  const int64_t* truth_class = truth_classes.data_ptr<int64_t>();
+  for (int64_t g = 0; g < truths; ++g) ++gt_counts_[truth_class[g]];
+
+  const torch::Tensor iou = box_iou(dets.narrow(1, 0, 4).unsqueeze(1), truth.unsqueeze(0)).contiguous();  // [N, M]
+  const auto overlap = iou.accessor<double, 2>();
+  const auto row = dets.accessor<double, 2>();
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row[a][4] > row[b][4]; });
+
+  std::vector<Detection> scored;
+  for (const int64_t d : order) scored.push_back({row[d][4], static_cast<int64_t>(row[d][5]), {}});
+  const std::array<double, 10>& thresholds = coco_iou_thresholds();
+  for (size_t t = 0; t < thresholds.size(); ++t) {
+    std::vector<bool> matched(static_cast<size_t>(truths), false);
+    for (size_t i = 0; i < order.size(); ++i) {
+      double best = std::min(thresholds[t], 1 - 1e-10);  // pycocotools' bound
+      int64_t match = -1;
+      for (int64_t g = 0; g < truths; ++g) {
+        if (matched[static_cast<size_t>(g)] || truth_class[g] != scored[i].label || overlap[order[i]][g] < best)
+          continue;
+        best = overlap[order[i]][g];
+        match = g;
+      }
+      if (match < 0) continue;
+      matched[static_cast<size_t>(match)] = true;
+      scored[i].correct[t] = true;
+    }
+  }
+  detections_.insert(detections_.end(), scored.begin(), scored.end());
+}
+
+DetectionSummary DetectionMetrics::summarize() const {
+  DetectionSummary summary;
+  std::vector<ClassCurves> curves;
+  for (const auto& [label, gt_count] : gt_counts_) {
+    std::vector<const Detection*> mine;
+    for (const Detection& detection : detections_) {
+      if (detection.label == label) mine.push_back(&detection);
+    }
+    std::stable_sort(mine.begin(), mine.end(),
+                     [](const Detection* a, const Detection* b) { return a->confidence > b->confidence; });
+    ClassCurves class_curves;
+    double ap_sum = 0;
+    for (size_t t = 0; t < coco_iou_thresholds().size(); ++t) {
+      std::vector<double> recall, precision;
+      double true_positives = 0;
+      for (size_t i = 0; i < mine.size(); ++i) {
+        true_positives += mine[i]->correct[t] ? 1 : 0;
+        recall.push_back(true_positives / static_cast<double>(gt_count));
+        precision.push_back(true_positives / static_cast<double>(i + 1));
+      }
+      const double ap = average_precision(recall, precision);
+      ap_sum += ap;
+      if (t == 0) {
+        summary.ap50.push_back(ap);
+        class_curves.recall = recall;
+        class_curves.precision = precision;
+        for (const Detection* detection : mine) class_curves.confidence.push_back(detection->confidence);
+      }
+    }
+    summary.classes.push_back(label);
+    summary.ap50_95.push_back(ap_sum / static_cast<double>(coco_iou_thresholds().size()));
+    curves.push_back(std::move(class_curves));
+  }
+  if (summary.classes.empty()) return summary;
+  const double classes = static_cast<double>(summary.classes.size());
+  summary.map50 = std::accumulate(summary.ap50.begin(), summary.ap50.end(), 0.0) / classes;
+  summary.map50_95 = std::accumulate(summary.ap50_95.begin(), summary.ap50_95.end(), 0.0) / classes;
+  std::tie(summary.precision, summary.recall) = best_f1_point(curves);
+  return summary;
+}
+
+}  // namespace trainer

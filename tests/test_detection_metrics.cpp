@@ -1,0 +1,159 @@
+// NMS and COCO-style mAP on cases small enough to work out by hand.
+#include <catch2/catch.hpp>
+
+#include "tasks/detection_metrics.h"
+#include "tasks/nms.h"
+
+using namespace trainer;
+
+namespace {
+
+// Rows of equal length stacked into [rows, columns].
+torch::Tensor stack_rows(const std::vector<std::vector<float>>& rows, int64_t columns) {
+  std::vector<torch::Tensor> out;
+  for (const auto& row : rows) out.push_back(torch::tensor(row, torch::kFloat));
+  return out.empty() ? torch::zeros({0, columns}) : torch::stack(out);
+}
+
+// One image's prediction [1, 4 + classes, anchors] from rows (x1, y1, x2, y2, score per class...).
+torch::Tensor prediction(const std::vector<std::vector<float>>& rows) {
+  return stack_rows(rows, 0).t().unsqueeze(0);
+}
+
+torch::Tensor detections(const std::vector<std::vector<float>>& rows) { return stack_rows(rows, 6); }
+torch::Tensor boxes(const std::vector<std::vector<float>>& rows) { return stack_rows(rows, 4); }
+torch::Tensor classes(const std::vector<int64_t>& values) { return torch::tensor(values, torch::kLong); }
+
+}  // namespace
+
+TEST_CASE("NMS suppresses overlapping boxes of a class but not of another class", "[detect]") {
+  const std::vector<torch::Tensor> out = non_max_suppression(prediction({
+      {0, 0, 10, 10, 0.90f, 0.0001f},   // kept
+      {1, 0, 11, 10, 0.80f, 0.0001f},   // IoU 90/110 = 0.82 with the first, same class: suppressed
+      {1, 0, 11, 10, 0.0001f, 0.85f},   // same place, other class: kept
+      {50, 50, 60, 60, 0.0005f, 0.0f},  // below the confidence threshold
+      {20, 0, 30, 10, 0.30f, 0.0f},     // apart: kept
+  }));
+  REQUIRE(out.size() == 1);
+  const torch::Tensor expected = torch::tensor({{0.0f, 0.0f, 10.0f, 10.0f, 0.90f, 0.0f},
+                                                {1.0f, 0.0f, 11.0f, 10.0f, 0.85f, 1.0f},
+                                                {20.0f, 0.0f, 30.0f, 10.0f, 0.30f, 0.0f}});
+  CHECK(torch::allclose(out[0], expected));
+}
+
+TEST_CASE("NMS keeps boxes at or below the IoU threshold and honours max_detections", "[detect]") {
+  // IoU 50/150 = 1/3 apart from the first: kept at the default 0.7, dropped at 0.3.
+  const torch::Tensor pair = prediction({{0, 0, 10, 10, 0.9f}, {5, 0, 15, 10, 0.8f}});
+  CHECK(non_max_suppression(pair)[0].size(0) == 2);
+  NmsOptions strict;
+  strict.iou = 0.3;
+  CHECK(non_max_suppression(pair, strict)[0].size(0) == 1);
+
+  std::vector<std::vector<float>> apart;
+  for (int i = 0; i < 5; ++i) apart.push_back({20.0f * i, 0, 20.0f * i + 10, 10, 0.1f * (i + 1)});
+  NmsOptions few;
+  few.max_detections = 3;
+  const torch::Tensor kept = non_max_suppression(prediction(apart), few)[0];
+  CHECK(torch::allclose(kept.select(1, 4), torch::tensor({0.5f, 0.4f, 0.3f})));
+}
+
+TEST_CASE("NMS multi-label gives every class above the threshold its own detection", "[detect]") {
+  const torch::Tensor one_anchor = prediction({{0, 0, 10, 10, 0.6f, 0.5f, 0.0005f}});
+  const torch::Tensor multi = non_max_suppression(one_anchor)[0];
+  CHECK(torch::allclose(multi.slice(1, 4, 6), torch::tensor({{0.6f, 0.0f}, {0.5f, 1.0f}})));
+  NmsOptions best_only;
+  best_only.multi_label = false;
+  const torch::Tensor single = non_max_suppression(one_anchor, best_only)[0];
+  CHECK(torch::allclose(single.slice(1, 4, 6), torch::tensor({{0.6f, 0.0f}})));
+  // An image without any score above the threshold gives an empty [0, 6].
+  CHECK(non_max_suppression(prediction({{0, 0, 10, 10, 0.0f, 0.0f}}))[0].sizes() == torch::IntArrayRef({0, 6}));
+}
+
+TEST_CASE("101-point AP by hand", "[detect]") {
+  CHECK(average_precision({}, {}) == 0);
+  CHECK(average_precision({1.0}, {1.0}) == Approx(1.0));
+  // Half the objects found, precisely: recall samples 0..0.50 reach it -> 51 of 101.
+  CHECK(average_precision({0.5}, {1.0}) == Approx(51.0 / 101));
+  // A false positive first: precision 0 then 1/2 at full recall; the envelope is 1/2 everywhere.
+  CHECK(average_precision({0.0, 1.0}, {0.0, 0.5}) == Approx(0.5));
+  // TP, FP, TP of two objects: 1 up to recall 0.5, then the envelope 2/3 for 0.51..1.
+  CHECK(average_precision({0.5, 0.5, 1.0}, {1.0, 0.5, 2.0 / 3}) == Approx((51 + 50 * 2.0 / 3) / 101));
+}
+
+TEST_CASE("mAP: one perfect detection scores 1 everywhere", "[detect]") {
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{10, 10, 50, 50, 0.9f, 2}}), boxes({{10, 10, 50, 50}}), classes({2}));
+  const DetectionSummary summary = metrics.summarize();
+  CHECK(summary.classes == std::vector<int64_t>{2});
+  CHECK(summary.map50 == Approx(1.0));
+  CHECK(summary.map50_95 == Approx(1.0));
+  CHECK(summary.precision == Approx(1.0));
+  CHECK(summary.recall == Approx(1.0));
+}
+
+TEST_CASE("mAP: half the objects found, over two images", "[detect]") {
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{0, 0, 10, 10, 0.8f, 0}}), boxes({{0, 0, 10, 10}}), classes({0}));
+  metrics.add_image(detections({}), boxes({{0, 0, 10, 10}}), classes({0}));
+  const DetectionSummary summary = metrics.summarize();
+  CHECK(summary.map50 == Approx(51.0 / 101));
+  CHECK(summary.map50_95 == Approx(51.0 / 101));
+  CHECK(summary.precision == Approx(1.0));
+  CHECK(summary.recall == Approx(0.5));
+}
+
+TEST_CASE("mAP: a false positive ranked first and a duplicate detection count as misses", "[detect]") {
+  DetectionMetrics first;
+  first.add_image(detections({{60, 60, 70, 70, 0.9f, 0}, {0, 0, 10, 10, 0.8f, 0}}), boxes({{0, 0, 10, 10}}),
+                  classes({0}));
+  CHECK(first.summarize().map50 == Approx(0.5));
+
+  // Greedy by confidence: the 0.8 duplicate of object A finds A taken, so it is a false positive
+  // between two true positives: TP, FP, TP.
+  DetectionMetrics duplicate;
+  duplicate.add_image(detections({{0, 0, 10, 10, 0.8f, 1}, {0, 0, 10, 10, 0.9f, 1}, {20, 0, 30, 10, 0.7f, 1}}),
+                      boxes({{0, 0, 10, 10}, {20, 0, 30, 10}}), classes({1, 1}));
+  CHECK(duplicate.summarize().map50 == Approx((51 + 50 * 2.0 / 3) / 101));
+}
+
+TEST_CASE("mAP50-95 counts the IoU thresholds a detection reaches", "[detect]") {
+  // IoU 0.72 passes 0.50, 0.55, 0.60, 0.65 and 0.70: 5 of 10 thresholds.
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{0, 0, 10, 7.2f, 0.9f, 0}}), boxes({{0, 0, 10, 10}}), classes({0}));
+  const DetectionSummary summary = metrics.summarize();
+  CHECK(summary.map50 == Approx(1.0));
+  CHECK(summary.map50_95 == Approx(0.5));
+}
+
+TEST_CASE("mAP matches within a class and averages over the classes with ground truth", "[detect]") {
+  DetectionMetrics metrics;
+  // Class 0's object is found as class 1 only; class 3 has a detection but no ground truth.
+  metrics.add_image(detections({{0, 0, 10, 10, 0.9f, 1}, {20, 0, 30, 10, 0.8f, 1}, {50, 50, 60, 60, 0.7f, 3}}),
+                    boxes({{0, 0, 10, 10}, {20, 0, 30, 10}}), classes({0, 1}));
+  const DetectionSummary summary = metrics.summarize();
+  CHECK(summary.classes == std::vector<int64_t>{0, 1});
+  REQUIRE(summary.ap50.size() == 2);
+  CHECK(summary.ap50[0] == 0);
+  CHECK(summary.ap50[1] == Approx(0.5));  // class 1: the misplaced 0.9 is its false positive, then a hit
+  CHECK(summary.map50 == Approx(0.25));
+}
+
+TEST_CASE("a detection overlapping two objects matches the one it overlaps most", "[detect]") {
+  // The 0.9 detection overlaps A by 7/13 = 0.54 and B by 9/11 = 0.82; the 0.8 detection is A
+  // exactly and overlaps B by 6/14 = 0.43. Taking B first leaves A for the second: both correct up
+  // to IoU 0.80. Taking A first would leave the second nothing at 0.5 (AP50 51/101).
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{3, 0, 13, 10, 0.9f, 0}, {0, 0, 10, 10, 0.8f, 0}}),
+                    boxes({{0, 0, 10, 10}, {4, 0, 14, 10}}), classes({0, 0}));
+  const DetectionSummary summary = metrics.summarize();
+  CHECK(summary.map50 == Approx(1.0));
+  // From 0.85 on, the 0.9 detection misses and the 0.8 one finds A: recall 0.5 at precision 0.5.
+  CHECK(summary.map50_95 == Approx((7 + 3 * 0.5 * 51 / 101) / 10));
+}
+
+TEST_CASE("mAP of an empty validation is zero", "[detect]") {
+  const DetectionSummary summary = DetectionMetrics().summarize();
+  CHECK(summary.classes.empty());
+  CHECK(summary.map50 == 0);
+  CHECK(summary.map50_95 == 0);
+}
