@@ -8,6 +8,7 @@
 
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "data/synth_output.h"
 #include "engine/resume.h"
 #include "engine/smoke.h"
 #include "engine/trainer.h"
@@ -123,6 +124,7 @@ int run_val(const CommonOptions& options, const std::string& weights) {
   std::printf("%s (%s weights, epoch %lld):\n", weights.c_str(), trained.checkpoint.ema.empty() ? "model" : "EMA",
               static_cast<long long>(trained.checkpoint.epoch));
   print_metrics(metrics.values);
+  for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
   return 0;
 }
 
@@ -190,6 +192,16 @@ int run_data_digits(const SynthDigitsOptions& options) {
 
 int run_data_printed(const SynthPrintedOptions& options) {
   return report_generated(write_synth_printed(options), "configs/crnn-printed.yaml");
+}
+
+int run_data_synth_detect(const SynthDetectOptions& options, bool force) {
+  const std::filesystem::path root = options.root;
+  prepare_generated_root(root, {"images", "labels", "data.yaml"}, force);
+  write_synth_detect(options);
+  std::printf("wrote %lld training and %lld validation images with YOLO labels to %s\n"
+              "train on it with: trainer train --config configs/yolov8n-synth.yaml\n",
+              static_cast<long long>(options.train), static_cast<long long>(options.val), (root / "data.yaml").string().c_str());
+  return 0;
 }
 
 }  // namespace trainer::app

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "data/synth_detect.h"
 #include "data/synth_digits.h"
 #include "data/synth_printed.h"
 #include "io/export_weights.h"
@@ -27,5 +28,7 @@ int run_keys(const CommonOptions& options);
 int run_export(const std::string& weights, const ExportOptions& options);
 int run_data_digits(const SynthDigitsOptions& options);
 int run_data_printed(const SynthPrintedOptions& options);
+// force: replace what an earlier run wrote to options.root.
+int run_data_synth_detect(const SynthDetectOptions& options, bool force);
 
 }  // namespace trainer::app

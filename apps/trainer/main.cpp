@@ -85,6 +85,18 @@ int main(int argc, char** argv) {
   data_printed->add_option("--seed", printed_options.seed, "generator seed")->capture_default_str();
   data_printed->add_flag("--force", printed_options.force, "replace an existing set");
 
+  trainer::SynthDetectOptions detect_options;
+  detect_options.root = "data/synth-detect";
+  bool detect_force = false;
+  CLI::App* data_detect = data->add_subcommand("synth-detect", "shapes with exact boxes on real photographs (detection)");
+  data_detect->add_option("-o,--out", detect_options.root, "output root (gets images/, labels/, data.yaml)")->capture_default_str();
+  data_detect->add_option("--train", detect_options.train, "training images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_detect->add_option("--val", detect_options.val, "validation images")->check(CLI::PositiveNumber)->capture_default_str();
+  data_detect->add_option("--imgsz", detect_options.imgsz, "long side of the images")->check(CLI::Range(32, 8192))->capture_default_str();
+  data_detect->add_option("--max-objects", detect_options.max_objects, "objects per image, at most")->check(CLI::PositiveNumber)->capture_default_str();
+  data_detect->add_option("--seed", detect_options.seed, "generator seed")->capture_default_str();
+  data_detect->add_flag("--force", detect_force, "replace an existing set");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -112,6 +124,7 @@ int main(int argc, char** argv) {
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);
     if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);
+    if (data_detect->parsed()) return trainer::app::run_data_synth_detect(detect_options, detect_force);
     if (data_printed->parsed()) {
       printed_options.script = script == "chinese" ? trainer::PrintedScript::chinese : trainer::PrintedScript::latin;
       return trainer::app::run_data_printed(printed_options);

@@ -220,7 +220,8 @@ RecipeKey buckets_key() {
 
 std::vector<RecipeKey> build_table() {
   std::vector<RecipeKey> keys;
-  keys.push_back(enum_key<TaskKind>("task", &Settings::task, {{"classify", TaskKind::classify}, {"ocr", TaskKind::ocr}}));
+  keys.push_back(enum_key<TaskKind>("task", &Settings::task,
+                                    {{"classify", TaskKind::classify}, {"ocr", TaskKind::ocr}, {"detect", TaskKind::detect}}));
   keys.push_back(string_key("model", &Settings::model, false));
   keys.push_back(string_key("data", &Settings::data, false));
   keys.push_back(string_key("pretrained", &Settings::pretrained, true));
@@ -324,6 +325,34 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(buckets_key());
   keys.push_back(int_key("output_channel", &Settings::output_channel, 4, 4096));
   keys.push_back(int_key("hidden_size", &Settings::hidden_size, 4, 4096));
+
+  keys.push_back(double_key("mosaic", &Settings::mosaic, 0.0, 1.0));
+  keys.push_back(int_key("close_mosaic", &Settings::close_mosaic, 0));
+  keys.push_back(double_key("degrees", &Settings::degrees, 0.0, 180.0));
+  keys.push_back(double_key("translate", &Settings::translate, 0.0, 1.0));
+  keys.push_back(double_key("scale", &Settings::scale, 0.0, 1.0, false));
+  keys.push_back(double_key("shear", &Settings::shear, 0.0, 90.0, false));
+  keys.push_back(double_key("perspective", &Settings::perspective, 0.0, 0.001));
+  keys.push_back(double_key("hsv_h", &Settings::hsv_h, 0.0, 1.0));
+  keys.push_back(double_key("hsv_s", &Settings::hsv_s, 0.0, 1.0));
+  keys.push_back(double_key("hsv_v", &Settings::hsv_v, 0.0, 1.0));
+  keys.push_back(double_key("flipud", &Settings::flipud, 0.0, 1.0));
+  keys.push_back(int_key("max_boxes", &Settings::max_boxes, 1, 100000));
+  keys.push_back(bool_key("strict", &Settings::strict));
+  keys.push_back(double_key("box", &Settings::box, 0.0, 1e6));
+  keys.push_back(double_key("cls", &Settings::cls, 0.0, 1e6));
+  keys.push_back(double_key("dfl", &Settings::dfl, 0.0, 1e6));
+  keys.push_back({"conf", false,
+                  [](Settings& s, const RecipeValue& v) {
+                    if (v.is_null || to_lower(v.text) == "none") {
+                      s.conf.reset();
+                    } else {
+                      s.conf = parse_double("conf", v, 0.0, 1.0);
+                    }
+                  },
+                  [](const Settings& s) { return s.conf ? show_double(*s.conf) : std::string("none"); }});
+  keys.push_back(double_key("iou", &Settings::iou, 1e-6, 1.0));
+  keys.push_back(int_key("max_det", &Settings::max_det, 1, 100000));
 
   keys.push_back(string_key("project", &Settings::project, false));
   keys.push_back(string_key("name", &Settings::name, false));

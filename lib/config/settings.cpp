@@ -8,6 +8,7 @@ const char* to_string(TaskKind value) {
   switch (value) {
     case TaskKind::classify: return "classify";
     case TaskKind::ocr: return "ocr";
+    case TaskKind::detect: return "detect";
   }
   return "?";
 }

@@ -9,7 +9,7 @@
 
 namespace trainer {
 
-enum class TaskKind { classify, ocr };
+enum class TaskKind { classify, ocr, detect };
 enum class OptimizerKind { automatic, sgd, adamw };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
@@ -19,9 +19,9 @@ enum class LrScaleRule { none, linear, sqrt, factor };
 
 struct Settings {
   // --- what to train
-  TaskKind task = TaskKind::classify;        ///< classify | ocr
-  std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50 | crnn
-  std::string data = "fashion-mnist";        ///< fashion-mnist, an ImageFolder root, or an OCR root (train/, val/)
+  TaskKind task = TaskKind::classify;        ///< classify | ocr | detect
+  std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50 | crnn | yolov8n/s/m/l/x
+  std::string data = "fashion-mnist";        ///< fashion-mnist, an ImageFolder root, an OCR root (train/, val/) or a data.yaml
   std::string pretrained;                    ///< weights file to start from ("" = random init)
   NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn
 
@@ -84,6 +84,27 @@ struct Settings {
   std::vector<int64_t> bucket_widths;        ///< ... unless these explicit widths are given (ascending, <= imgW)
   int64_t output_channel = 256;              ///< CRNN feature channels (EasyOCR's output_channel)
   int64_t hidden_size = 256;                 ///< CRNN BiLSTM hidden size
+
+  // --- detection (task=detect): Ultralytics' key names, meanings and defaults
+  double mosaic = 1.0;                       ///< probability of a 4-image mosaic, [0, 1]
+  int64_t close_mosaic = 10;                 ///< epochs at the end trained without mosaic, >= 0
+  double degrees = 0.0;                      ///< rotation drawn from +-degrees, [0, 180]
+  double translate = 0.1;                    ///< translation drawn from +-translate of imgsz, [0, 1]
+  double scale = 0.5;                        ///< scale gain drawn from 1 +- scale, [0, 1)
+  double shear = 0.0;                        ///< shear drawn from +-shear degrees, [0, 90)
+  double perspective = 0.0;                  ///< perspective coefficients, [0, 0.001]
+  double hsv_h = 0.015;                      ///< hue gain, [0, 1]
+  double hsv_s = 0.7;                        ///< saturation gain, [0, 1]
+  double hsv_v = 0.4;                        ///< value gain, [0, 1]
+  double flipud = 0.0;                       ///< vertical flip probability, [0, 1]
+  int64_t max_boxes = 100;                   ///< target rows per image (a fixed shape); more boxes are counted and dropped
+  bool strict = false;                       ///< a malformed label line stops the run instead of being skipped
+  double box = 7.5;                          ///< CIoU loss gain, >= 0
+  double cls = 0.5;                          ///< classification loss gain, >= 0
+  double dfl = 1.5;                          ///< distribution focal loss gain, >= 0
+  std::optional<double> conf;                ///< NMS confidence; nullopt = 0.001 in val, 0.25 in predict
+  double iou = 0.7;                          ///< NMS IoU threshold, (0, 1]
+  int64_t max_det = 300;                     ///< detections kept per image, >= 1
 
   // --- run folder, checkpoints, validation
   std::string project = "runs";              ///< parent folder of runs

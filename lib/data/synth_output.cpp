@@ -8,11 +8,11 @@ namespace trainer {
 
 namespace fs = std::filesystem;
 
-void prepare_generated_root(const fs::path& root, const std::vector<std::string>& splits, bool force) {
+void prepare_generated_root(const fs::path& root, const std::vector<std::string>& entries, bool force) {
   std::error_code error;
   if (fs::exists(root, error) && !fs::is_empty(root, error)) {
     if (!force) throw UserError(root.string() + " already exists and is not empty; pass --force to replace it");
-    for (const auto& split : splits) fs::remove_all(root / split);
+    for (const auto& entry : entries) fs::remove_all(root / entry);
   }
   fs::create_directories(root, error);
   if (error) throw UserError("cannot create " + root.string() + ": " + error.message());

@@ -7,8 +7,8 @@
 namespace trainer {
 
 // Prepares `root` for a generated set: refuses a non-empty folder unless `force` (then removes the
-// split folders the generator writes), and creates it.
-void prepare_generated_root(const std::filesystem::path& root, const std::vector<std::string>& splits, bool force);
+// `entries`, the folders and files the generator writes), and creates it.
+void prepare_generated_root(const std::filesystem::path& root, const std::vector<std::string>& entries, bool force);
 
 // Writes folder/labels.csv ("filename,words" header, one line per image) atomically.
 void write_ocr_labels(const std::filesystem::path& folder, const std::vector<std::string>& filenames,

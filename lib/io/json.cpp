@@ -1,5 +1,6 @@
 #include "io/json.h"
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -283,6 +284,16 @@ Json Json::number(uint64_t value) {
   Json json;
   json.kind = Kind::number;
   json.text = std::to_string(value);
+  return json;
+}
+
+Json Json::number(double value) {
+  TORCH_INTERNAL_ASSERT(std::isfinite(value), "JSON has no literal for ", value);
+  Json json;
+  json.kind = Kind::number;
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  json.text = text;
   return json;
 }
 

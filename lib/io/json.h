@@ -28,6 +28,8 @@ struct Json {
   static Json string(std::string value);
   static Json number(int64_t value);
   static Json number(uint64_t value);
+  // Finite values only; written with up to 6 significant digits (coordinates, scores).
+  static Json number(double value);
   static Json array(std::vector<Json> items = {});
   static Json object(std::vector<std::pair<std::string, Json>> members = {});
 

@@ -4,13 +4,21 @@
 
 namespace trainer {
 
-std::filesystem::path make_run_folder(const std::string& project, const std::string& task,
-                                      const std::string& name, bool exist_ok) {
-  const std::filesystem::path parent = std::filesystem::path(project) / task;
+std::filesystem::path make_numbered_folder(const std::filesystem::path& parent, const std::string& name,
+                                           bool exist_ok) {
   std::filesystem::path folder = parent / name;
   for (int suffix = 2; !exist_ok && std::filesystem::exists(folder); ++suffix) {
     folder = parent / (name + std::to_string(suffix));
   }
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw UserError("cannot create folder " + folder.string() + ": " + error.message());
+  return folder;
+}
+
+std::filesystem::path make_run_folder(const std::string& project, const std::string& task,
+                                      const std::string& name, bool exist_ok) {
+  const std::filesystem::path folder = make_numbered_folder(std::filesystem::path(project) / task, name, exist_ok);
   std::error_code error;
   std::filesystem::create_directories(folder / "weights", error);
   if (error) throw UserError("cannot create run folder " + folder.string() + ": " + error.message());

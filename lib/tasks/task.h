@@ -27,6 +27,7 @@ struct PredictOptions {
 struct Metrics {
   std::vector<std::pair<std::string, double>> values;
   double fitness = 0;  ///< larger is better; picks best.pt and drives patience
+  std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
 };
 
 class Task {

@@ -2,6 +2,7 @@
 
 #include "io/pretrained.h"
 #include "tasks/classify_task.h"
+#include "tasks/detect_task.h"
 #include "tasks/ocr_task.h"
 
 namespace trainer {
@@ -11,6 +12,7 @@ std::unique_ptr<Task> make_task(const Settings& settings, bool with_train_split)
   switch (settings.task) {
     case TaskKind::classify: task = std::make_unique<ClassifyTask>(settings, with_train_split); break;
     case TaskKind::ocr: task = std::make_unique<OcrTask>(settings, with_train_split); break;
+    case TaskKind::detect: task = std::make_unique<DetectTask>(settings, with_train_split); break;
   }
   // Weights load before anything wraps or captures the model (R5, R20).
   if (!settings.pretrained.empty()) load_pretrained(task->model(), settings.pretrained);

@@ -1,0 +1,276 @@
+#include "tasks/detect_task.h"
+
+#include <fmt/format.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "data/detect_collate.h"
+#include "data/image_files.h"
+#include "data/read_image.h"
+#include "data/sampler.h"
+#include "io/json.h"
+#include "io/run_folder.h"
+#include "tasks/box_ops.h"
+#include "tasks/detection_metrics.h"
+#include "tasks/nms.h"
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+// YOLOv8's largest stride: the letterbox side must be a multiple of it.
+constexpr int64_t kMaxStride = 32;
+// Ultralytics' confidence thresholds when `conf` is unset: everything for mAP, likely objects for predict.
+constexpr double kValidationConfidence = 0.001;
+constexpr double kPredictConfidence = 0.25;
+
+int64_t letterbox_side(const Settings& settings) {
+  const int64_t requested = settings.imgsz.value_or(640);
+  const int64_t side = (requested + kMaxStride - 1) / kMaxStride * kMaxStride;
+  if (side != requested) {
+    spdlog::warn("imgsz={} must be a multiple of YOLOv8's stride {}; using {}", requested, kMaxStride, side);
+  }
+  return side;
+}
+
+DetectDataConfig read_config(const Settings& settings) {
+  std::error_code error;
+  if (!fs::is_regular_file(settings.data, error)) {
+    throw UserError("data=" + settings.data + " is not a file; task=detect reads an Ultralytics data.yaml (the "
+                    "embedded set is made by `trainer data synth-detect`, giving data/synth-detect/data.yaml)");
+  }
+  return read_detect_data_config(settings.data);
+}
+
+DetectDataOptions data_options(const Settings& settings, int64_t classes) {
+  DetectDataOptions options;
+  options.classes = classes;
+  options.strict = settings.strict;
+  options.max_bad_fraction = settings.max_bad_fraction;
+  return options;
+}
+
+// Pads the first dimension to `rows` with zeros (inputs) or padding rows (targets, class -1).
+torch::Tensor padded_rows(const torch::Tensor& tensor, int64_t rows, double fill) {
+  if (tensor.size(0) == rows) return tensor;
+  std::vector<int64_t> shape = tensor.sizes().vec();
+  shape[0] = rows - tensor.size(0);
+  return torch::cat({tensor, torch::full(shape, fill, tensor.options())});
+}
+
+// Ground truth of one image in its own pixels: xyxy [M, 4] and classes [M].
+std::pair<torch::Tensor, torch::Tensor> ground_truth(const DetectDataset& data, size_t index) {
+  const std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), data.original_size(index));
+  torch::Tensor xyxy = torch::empty({static_cast<int64_t>(boxes.size()), 4});
+  torch::Tensor classes = torch::empty({static_cast<int64_t>(boxes.size())}, torch::kLong);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const auto row = static_cast<int64_t>(i);
+    xyxy[row] = torch::tensor({boxes[i].x1, boxes[i].y1, boxes[i].x2, boxes[i].y2});
+    classes[row] = boxes[i].cls;
+  }
+  return {xyxy, classes};
+}
+
+// One colour per class, spread around the hue circle so neighbouring classes differ.
+cv::Scalar class_colour(int64_t cls) {
+  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((cls * 47) % 180), 220, 230)), bgr;
+  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
+  const cv::Vec3b c = bgr.at<cv::Vec3b>(0, 0);
+  return {static_cast<double>(c[0]), static_cast<double>(c[1]), static_cast<double>(c[2])};
+}
+
+void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::vector<std::string>& names) {
+  const auto rows = detections.accessor<float, 2>();
+  const int thickness = std::max(1, static_cast<int>(std::lround(std::max(bgr.cols, bgr.rows) / 400.0)));
+  for (int64_t i = 0; i < detections.size(0); ++i) {
+    const auto cls = static_cast<int64_t>(rows[i][5]);
+    const cv::Scalar colour = class_colour(cls);
+    const cv::Point top_left(static_cast<int>(rows[i][0]), static_cast<int>(rows[i][1]));
+    cv::rectangle(bgr, top_left, cv::Point(static_cast<int>(rows[i][2]), static_cast<int>(rows[i][3])), colour, thickness);
+    const std::string label = fmt::format("{} {:.2f}", names.at(static_cast<size_t>(cls)), rows[i][4]);
+    int baseline = 0;
+    const cv::Size text = cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, thickness, &baseline);
+    const cv::Point corner(top_left.x, std::max(text.height + 2, top_left.y));
+    cv::rectangle(bgr, corner - cv::Point(0, text.height + 2), corner + cv::Point(text.width, baseline - 2), colour, cv::FILLED);
+    cv::putText(bgr, label, corner - cv::Point(0, 1), cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, cv::Scalar(255, 255, 255),
+                thickness, cv::LINE_AA);
+  }
+}
+
+}  // namespace
+
+DetectTask::DetectTask(const Settings& settings, bool with_train_split)
+    : settings_(settings), config_(read_config(settings)), imgsz_(letterbox_side(settings)) {
+  const DetectDataOptions options = data_options(settings, classes());
+  val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
+  if (with_train_split) {
+    train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
+    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+  }
+  torch::manual_seed(static_cast<uint64_t>(settings.seed));
+  model_ = make_yolov8(settings.model, 3, classes());
+  DetectionLossOptions loss_options;
+  loss_options.box = settings.box;
+  loss_options.cls = settings.cls;
+  loss_options.dfl = settings.dfl;
+  loss_ = std::make_unique<DetectionLoss>(classes(), model_->strides(), model_->reg_max(), loss_options);
+}
+
+DetectAugment DetectTask::augment(bool train) const {
+  DetectAugment augment;
+  augment.imgsz = imgsz_;
+  augment.train = train;
+  augment.max_boxes = settings_.max_boxes;
+  if (!train) return augment;
+  augment.mosaic = settings_.mosaic;
+  // close_mosaic counts the last epochs; a run shorter than it trains without mosaic throughout.
+  augment.close_mosaic_epoch = std::max<int64_t>(settings_.epochs - settings_.close_mosaic, 0);
+  augment.degrees = settings_.degrees;
+  augment.translate = settings_.translate;
+  augment.scale = settings_.scale;
+  augment.shear = settings_.shear;
+  augment.perspective = settings_.perspective;
+  augment.hsv_h = settings_.hsv_h;
+  augment.hsv_s = settings_.hsv_s;
+  augment.hsv_v = settings_.hsv_v;
+  augment.flipud = settings_.flipud;
+  augment.fliplr = settings_.fliplr;
+  return augment;
+}
+
+std::vector<std::string> DetectTask::metric_names() const {
+  return {"val/box_loss", "val/cls_loss", "val/dfl_loss", "precision", "recall", "mAP50", "mAP50-95"};
+}
+
+Loader::Collate DetectTask::train_collate(uint64_t seed) const {
+  TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
+  // A `fraction` subset draws its mosaic partners from itself.
+  std::vector<size_t> pool = train_indices_.size() == train_->size() ? std::vector<size_t>() : train_indices_;
+  return make_detect_collate(*train_, augment(true), seed, std::move(pool));
+}
+
+LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }
+
+std::vector<torch::Tensor> DetectTask::detections(const std::vector<torch::Tensor>& levels, double confidence) const {
+  NmsOptions nms;
+  nms.confidence = confidence;
+  nms.iou = settings_.iou;
+  nms.max_detections = settings_.max_det;
+  return non_max_suppression(decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy).cpu(), nms);
+}
+
+Metrics DetectTask::validate(const torch::Device& device) {
+  // One batch shape for all of validation (R28): twice the training micro-batch, the last padded.
+  const int64_t batch_size = settings_.batch * 2;
+  std::vector<size_t> order(val_->size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const auto batches = make_batches(order, batch_size, false);
+  const DetectAugment evaluation = augment(false);
+  Loader loader(make_detect_collate(*val_, evaluation, 0), settings_.workers, settings_.prefetch);
+  loader.start_epoch(batches, 0);
+
+  const bool was_training = model_->is_training();
+  model_->eval();
+  torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
+  DetectionMetrics metrics;
+  {
+    c10::InferenceMode inference;
+    for (const auto& indices : batches) {
+      std::optional<Batch> batch = loader.next();
+      TORCH_INTERNAL_ASSERT(batch, "validation loader ended early");
+      const int64_t n = batch->size;
+      batch->to(device);
+      std::vector<torch::Tensor> levels = model_->forward(padded_rows(batch->input, batch_size, 0.0));
+      for (auto& level : levels) level = level.narrow(0, 0, n);
+      loss_sums += (*loss_)(levels, batch->target).parts.to(torch::kFloat);
+      const std::vector<torch::Tensor> found = detections(levels, settings_.conf.value_or(kValidationConfidence));
+      for (size_t row = 0; row < indices.size(); ++row) {
+        const size_t index = indices[row];
+        torch::Tensor boxes = found[row].clone();
+        const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
+        boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
+        const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
+        metrics.add_image(boxes, gt_boxes, gt_classes);
+      }
+    }
+  }
+  if (was_training) model_->train();
+
+  const DetectionSummary summary = metrics.summarize();
+  const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble) / static_cast<double>(std::max<size_t>(val_->size(), 1));
+  Metrics result;
+  result.values = {{"val/box_loss", losses[0].item<double>()},
+                   {"val/cls_loss", losses[1].item<double>()},
+                   {"val/dfl_loss", losses[2].item<double>()},
+                   {"precision", summary.precision},
+                   {"recall", summary.recall},
+                   {"mAP50", summary.map50},
+                   {"mAP50-95", summary.map50_95}};
+  result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
+  result.details.push_back(fmt::format("{:<16} {:>8} {:>9}", "class", "AP50", "AP50-95"));
+  for (size_t i = 0; i < summary.classes.size(); ++i) {
+    result.details.push_back(fmt::format("{:<16} {:>8.4f} {:>9.4f}", config_.names.at(static_cast<size_t>(summary.classes[i])),
+                                         summary.ap50[i], summary.ap50_95[i]));
+  }
+  return result;
+}
+
+std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                             const PredictOptions& options) {
+  const std::vector<std::string> paths = image_paths(sources);
+  const fs::path folder = make_numbered_folder(fs::path(settings_.project) / name(), "predict", settings_.exist_ok);
+  const double confidence = settings_.conf.value_or(kPredictConfidence);
+  const bool was_training = model_->is_training();
+  model_->eval();
+  c10::InferenceMode inference;
+  std::vector<std::string> lines;
+  Json listing = Json::array();
+  for (const auto& path : paths) {
+    LabelledImage image{read_image(path, 3), {}};
+    const Letterbox geometry = letterbox_geometry(image.image.size(), imgsz_, /*scaleup=*/true);
+    const cv::Mat boxed = letterbox(image, geometry, imgsz_, augment(false).pad_value).image;
+    const torch::Tensor input =
+        torch::from_blob(boxed.data, {1, imgsz_, imgsz_, 3}, torch::kUInt8).permute({0, 3, 1, 2}).to(torch::kFloat).div(255);
+    torch::Tensor found = detections(model_->forward(input.to(device)), confidence).front().clone();
+    found.narrow(1, 0, 4).copy_(geometry.to_original(found.narrow(1, 0, 4)));
+
+    std::vector<std::string> described;
+    Json objects = Json::array();
+    const auto rows = found.accessor<float, 2>();
+    for (int64_t i = 0; i < found.size(0); ++i) {
+      const std::string& label = config_.names.at(static_cast<size_t>(rows[i][5]));
+      described.push_back(fmt::format("{} {:.{}f} [{:.0f} {:.0f} {:.0f} {:.0f}]", label, rows[i][4], options.digits,
+                                      rows[i][0], rows[i][1], rows[i][2], rows[i][3]));
+      objects.items.push_back(Json::object({{"class", Json::number(static_cast<int64_t>(rows[i][5]))},
+                                            {"name", Json::string(label)},
+                                            {"confidence", Json::number(static_cast<double>(rows[i][4]))},
+                                            {"box", Json::array({Json::number(static_cast<double>(rows[i][0])),
+                                                                 Json::number(static_cast<double>(rows[i][1])),
+                                                                 Json::number(static_cast<double>(rows[i][2])),
+                                                                 Json::number(static_cast<double>(rows[i][3]))})}}));
+    }
+    lines.push_back(path + ": " + (described.empty() ? "no objects" : fmt::format("{}", fmt::join(described, ", "))));
+    listing.items.push_back(Json::object({{"image", Json::string(path)}, {"detections", std::move(objects)}}));
+
+    cv::Mat bgr;
+    cv::cvtColor(image.image, bgr, cv::COLOR_RGB2BGR);
+    draw_detections(bgr, found, config_.names);
+    const fs::path annotated = folder / fs::path(path).filename();
+    if (!cv::imwrite(annotated.string(), bgr)) throw UserError("cannot write " + annotated.string());
+  }
+  if (was_training) model_->train();
+  std::ofstream json(folder / "predictions.json");
+  json << dump_json(listing) << "\n";
+  if (!json) throw UserError("cannot write " + (folder / "predictions.json").string());
+  lines.push_back("annotated images and predictions.json in " + folder.string());
+  return lines;
+}
+
+}  // namespace trainer

@@ -1,0 +1,51 @@
+// Object detection as Ultralytics trains YOLOv8 (R18): its data.yaml and label format, mosaic and
+// perspective augmentation into a fixed letterbox shape, the v8 loss on padded targets, and
+// validation with class-aware NMS and COCO mAP.
+#pragma once
+#include <memory>
+
+#include "data/detect_augment.h"
+#include "data/detect_dataset.h"
+#include "data/detect_dataset_config.h"
+#include "models/yolov8.h"
+#include "tasks/detection_loss.h"
+#include "tasks/task.h"
+
+namespace trainer {
+
+class DetectTask : public Task {
+ public:
+  // data = an Ultralytics data.yaml. `with_train_split` false skips the training images.
+  explicit DetectTask(const Settings& settings, bool with_train_split = true);
+
+  std::string name() const override { return "detect"; }
+  torch::nn::Module& model() override { return *model_; }
+  int64_t classes() const override { return static_cast<int64_t>(config_.names.size()); }
+  const std::vector<size_t>& train_indices() const override { return train_indices_; }
+  Loader::Collate train_collate(uint64_t seed) const override;
+  std::vector<std::string> loss_names() const override { return DetectionLoss::part_names(); }
+  LossOutput loss(const Batch& batch) override;
+  std::vector<std::string> metric_names() const override;
+  // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Per-class AP goes to Metrics::details.
+  Metrics validate(const torch::Device& device) override;
+  // Detections per image, in the image's own pixels; annotated copies and predictions.json are
+  // written to <project>/detect/predict[N]/.
+  std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
+                                   const PredictOptions& options) override;
+
+ private:
+  DetectAugment augment(bool train) const;
+  // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] in letterbox pixels.
+  std::vector<torch::Tensor> detections(const std::vector<torch::Tensor>& levels, double confidence) const;
+
+  Settings settings_;
+  DetectDataConfig config_;
+  int64_t imgsz_ = 640;
+  std::unique_ptr<DetectDataset> train_;
+  std::unique_ptr<DetectDataset> val_;
+  std::vector<size_t> train_indices_;
+  YOLOv8 model_{nullptr};
+  std::unique_ptr<DetectionLoss> loss_;
+};
+
+}  // namespace trainer
