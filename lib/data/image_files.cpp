@@ -8,14 +8,6 @@
 #include "util/text.h"
 
 namespace trainer {
-namespace {
-
-bool has_image_extension(const std::filesystem::path& path) {
-  const std::string extension = to_lower(path.extension().string());
-  return extension == ".png" || extension == ".jpg" || extension == ".jpeg" || extension == ".bmp";
-}
-
-}  // namespace
 
 ImageFiles::ImageFiles(const std::vector<std::string>& sources, int64_t channels,
                        std::vector<std::string> class_names, int64_t native_size, Normalization normalization)

@@ -6,19 +6,16 @@
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/text.h"
 
 namespace trainer {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string> kExtensions{".png", ".jpg", ".jpeg", ".bmp"};
 
 fs::path split_dir(const fs::path& root, Split split) {
   return root / (split == Split::train ? "train" : "val");
@@ -41,11 +38,7 @@ std::vector<std::string> class_folders(const fs::path& dir) {
 std::vector<std::string> image_files(const fs::path& dir) {
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string extension = to_lower(entry.path().extension().string());
-    if (entry.is_regular_file() &&
-        std::find(kExtensions.begin(), kExtensions.end(), extension) != kExtensions.end()) {
-      files.push_back(entry.path().string());
-    }
+    if (entry.is_regular_file() && has_image_extension(entry.path())) files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -63,15 +56,7 @@ int decoded_channels(const std::string& path) {
 
 std::vector<int> decode_all(const std::vector<std::string>& paths) {
   std::vector<int> channels(paths.size(), 0);
-  std::atomic<size_t> next{0};
-  const auto verify = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < paths.size();) channels[i] = decoded_channels(paths[i]);
-  };
-  const size_t count = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 64);
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(count, paths.size()); ++t) threads.emplace_back(verify);
-  verify();
-  for (auto& thread : threads) thread.join();
+  parallel_for_each_index(paths.size(), [&](size_t i) { channels[i] = decoded_channels(paths[i]); });
   return channels;
 }
 

@@ -4,6 +4,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace trainer {
 
@@ -17,6 +18,11 @@ cv::Mat read_image(const std::string& path, int64_t channels) {
   if (image.empty()) throw UserError("cannot read image " + path);
   if (channels == 3) cv::cvtColor(image, image, cv::COLOR_BGR2RGB);
   return image;
+}
+
+bool has_image_extension(const std::filesystem::path& path) {
+  const std::string extension = to_lower(path.extension().string());
+  return extension == ".png" || extension == ".jpg" || extension == ".jpeg" || extension == ".bmp";
 }
 
 }  // namespace trainer

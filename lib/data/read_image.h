@@ -3,6 +3,7 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace trainer {
@@ -10,5 +11,9 @@ namespace trainer {
 // uint8 with `channels` channels (1 = grey, 3 = RGB). Throws UserError naming the file when it
 // is missing or cannot be decoded.
 cv::Mat read_image(const std::string& path, int64_t channels);
+
+// Whether the file name ends in an extension datasets read as an image (.png, .jpg, .jpeg, .bmp,
+// in any case).
+bool has_image_extension(const std::filesystem::path& path);
 
 }  // namespace trainer
