@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <sys/wait.h>
 
@@ -24,6 +26,13 @@ TempDir::~TempDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
 }
+
+CapturedLog::CapturedLog() : previous_(spdlog::default_logger()) {
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("captured", std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_)));
+}
+
+CapturedLog::~CapturedLog() { spdlog::set_default_logger(previous_); }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());

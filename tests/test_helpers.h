@@ -1,9 +1,12 @@
 // Shared test fixtures: temporary folders and running the real binary.
 #pragma once
+#include <spdlog/logger.h>
 #include <torch/nn/module.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <sstream>
 #include <string>
 
 namespace trainer::testing {
@@ -25,6 +28,20 @@ class TempDir {
 
 void write_text(const std::filesystem::path& path, const std::string& text);
 std::string read_text(const std::filesystem::path& path);
+
+// Routes spdlog's default logger into a string for the object's lifetime.
+class CapturedLog {
+ public:
+  CapturedLog();
+  ~CapturedLog();
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+  std::string text() const { return stream_.str(); }
+
+ private:
+  std::ostringstream stream_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
 
 struct CommandResult {
   int exit_code = -1;

@@ -2,10 +2,8 @@
 // corrupt-file policy (skip, count, warn; fail past max_bad_fraction).
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "data/image_folder.h"
 #include "data/open_dataset.h"
@@ -38,21 +36,6 @@ void write_tree(const TempDir& root, const std::vector<std::string>& classes, in
 void write_garbage(const std::filesystem::path& path) {
   std::ofstream(path) << "this is not a PNG";
 }
-
-// Routes spdlog's default logger into a string for the test's lifetime.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>(
-        "captured", std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_)));
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string text() const { return stream_.str(); }
-
- private:
-  std::ostringstream stream_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
 
 }  // namespace
 

@@ -8,14 +8,6 @@
 #include "util/text.h"
 
 namespace trainer {
-namespace {
-
-bool has_image_extension(const std::filesystem::path& path) {
-  const std::string extension = to_lower(path.extension().string());
-  return extension == ".png" || extension == ".jpg" || extension == ".jpeg" || extension == ".bmp";
-}
-
-}  // namespace
 
 std::vector<std::string> image_paths(const std::vector<std::string>& sources) {
   std::vector<std::string> paths;

@@ -17,8 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kExtensions{".png", ".jpg", ".jpeg", ".bmp"};
-
 fs::path split_dir(const fs::path& root, Split split) {
   return root / (split == Split::train ? "train" : "val");
 }
@@ -40,11 +38,7 @@ std::vector<std::string> class_folders(const fs::path& dir) {
 std::vector<std::string> image_files(const fs::path& dir) {
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string extension = to_lower(entry.path().extension().string());
-    if (entry.is_regular_file() &&
-        std::find(kExtensions.begin(), kExtensions.end(), extension) != kExtensions.end()) {
-      files.push_back(entry.path().string());
-    }
+    if (entry.is_regular_file() && has_image_extension(entry.path())) files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace trainer {
 
@@ -78,6 +79,11 @@ cv::Size image_size(const std::string& path) {
   }
   if (size && size->width > 0 && size->height > 0) return *size;
   return read_image(path, 1).size();
+}
+
+bool has_image_extension(const std::filesystem::path& path) {
+  const std::string extension = to_lower(path.extension().string());
+  return extension == ".png" || extension == ".jpg" || extension == ".jpeg" || extension == ".bmp";
 }
 
 }  // namespace trainer

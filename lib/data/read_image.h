@@ -3,6 +3,7 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace trainer {
@@ -15,5 +16,9 @@ cv::Mat read_image(const std::string& path, int64_t channels);
 // pixels (other formats are decoded). Throws UserError naming the file when it is missing or
 // unreadable. EXIF orientation is not applied, so a rotated JPEG reports its stored size.
 cv::Size image_size(const std::string& path);
+
+// Whether the file name ends in an extension datasets read as an image (.png, .jpg, .jpeg, .bmp,
+// in any case).
+bool has_image_extension(const std::filesystem::path& path);
 
 }  // namespace trainer

@@ -8,7 +8,9 @@
 namespace trainer {
 
 // Separate streams, so that e.g. the subset draw never correlates with the epoch-0 order.
-enum class RngStream : uint64_t { subset = 1, epoch_order = 2, augment = 3, group_mix = 4, batch_order = 5 };
+enum class RngStream : uint64_t {
+  subset = 1, epoch_order = 2, augment = 3, group_mix = 4, batch_order = 5, synthetic_data = 6
+};
 
 inline uint64_t splitmix64_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -33,6 +35,8 @@ class SplitMix64 {
 
   // Uniform in [0, 1) from the top 53 bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  // Uniform in [low, high).
+  double uniform(double low, double high) { return low + (high - low) * uniform(); }
 
  private:
   uint64_t state_;

@@ -52,9 +52,9 @@ GlyphPool load_glyphs(const cv::Mat& sheet, bool validation) {
 // A random scale (with aspect jitter), rotation, shear and stroke weight: handwriting varies.
 cv::Mat vary(const cv::Mat& glyph, int target_height, SplitMix64& rng) {
   const double scale_y = static_cast<double>(target_height) / glyph.rows;
-  const double scale_x = scale_y * uniform_between(rng, 0.85, 1.15);
-  const double angle = uniform_between(rng, -8, 8) * CV_PI / 180.0;
-  const double shear = uniform_between(rng, -0.25, 0.25);
+  const double scale_x = scale_y * rng.uniform(0.85, 1.15);
+  const double angle = rng.uniform(-8, 8) * CV_PI / 180.0;
+  const double shear = rng.uniform(-0.25, 0.25);
   // Linear part A = R(angle) * Shear(shear) * S(scale_x, scale_y), applied about the glyph centre.
   const double c = std::cos(angle), s = std::sin(angle);
   const cv::Matx22d linear = cv::Matx22d(c, -s, s, c) * cv::Matx22d(1, shear, 0, 1) * cv::Matx22d(scale_x, 0, 0, scale_y);
@@ -80,11 +80,11 @@ cv::Mat vary(const cv::Mat& glyph, int target_height, SplitMix64& rng) {
 // Glyphs left to right with random gaps (slight touching included) and vertical jitter.
 cv::Mat compose(const std::vector<cv::Mat>& glyphs, int height, SplitMix64& rng) {
   std::vector<int> gaps;
-  int width = static_cast<int>(std::lround(uniform_between(rng, 2, 8)));
+  int width = static_cast<int>(std::lround(rng.uniform(2, 8)));
   const int left = width;
   for (size_t i = 0; i < glyphs.size(); ++i) {
-    gaps.push_back(i + 1 < glyphs.size() ? static_cast<int>(std::lround(uniform_between(rng, -1.5, 4.5)))
-                                         : static_cast<int>(std::lround(uniform_between(rng, 2, 8))));
+    gaps.push_back(i + 1 < glyphs.size() ? static_cast<int>(std::lround(rng.uniform(-1.5, 4.5)))
+                                         : static_cast<int>(std::lround(rng.uniform(2, 8))));
     width += glyphs[i].cols + gaps.back();
   }
   cv::Mat canvas = cv::Mat::zeros(height, std::max(width, 1), CV_32F);
@@ -92,7 +92,7 @@ cv::Mat compose(const std::vector<cv::Mat>& glyphs, int height, SplitMix64& rng)
   for (size_t i = 0; i < glyphs.size(); ++i) {
     const cv::Mat& glyph = glyphs[i];
     const int w = std::min(glyph.cols, canvas.cols - x), h = std::min(glyph.rows, height);
-    const int jitter = static_cast<int>(std::lround(uniform_between(rng, -2, 2)));
+    const int jitter = static_cast<int>(std::lround(rng.uniform(-2, 2)));
     const int y = std::clamp((height - h) / 2 + jitter, 0, height - h);
     if (w > 0) {
       cv::Mat region = canvas(cv::Rect(x, y, w, h));
@@ -117,7 +117,7 @@ void write_split(const fs::path& folder, const GlyphPool& pool, int64_t count, u
       const uint64_t digit = rng.below(10);
       const auto& choices = pool[digit];
       const cv::Mat& glyph = choices[rng.below(choices.size())];
-      const int glyph_height = std::min(height - 2, static_cast<int>(std::lround(height * uniform_between(rng, 0.55, 0.8))));
+      const int glyph_height = std::min(height - 2, static_cast<int>(std::lround(height * rng.uniform(0.55, 0.8))));
       glyphs.push_back(vary(glyph, glyph_height, rng));
       text.push_back(static_cast<char>('0' + digit));
     }

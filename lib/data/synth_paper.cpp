@@ -6,14 +6,14 @@ namespace trainer {
 
 cv::Mat ink_on_paper(const cv::Mat& ink, SplitMix64& rng, double inverted) {
   TORCH_INTERNAL_ASSERT(ink.type() == CV_32F, "ink must be CV_32F coverage");
-  double paper = uniform_between(rng, 170, 250);
-  double tone = uniform_between(rng, 0, 80);
+  double paper = rng.uniform(170, 250);
+  double tone = rng.uniform(0, 80);
   if (rng.uniform() < inverted) std::swap(paper, tone);
   // A gentle left-to-right shading, as from uneven lighting.
-  const double shading = uniform_between(rng, -20, 20);
-  const double noise = uniform_between(rng, 0, 8);
+  const double shading = rng.uniform(-20, 20);
+  const double noise = rng.uniform(0, 8);
   cv::Mat coverage = ink;
-  if (rng.uniform() < 0.5) cv::GaussianBlur(ink, coverage, cv::Size(3, 3), uniform_between(rng, 0.3, 0.9));
+  if (rng.uniform() < 0.5) cv::GaussianBlur(ink, coverage, cv::Size(3, 3), rng.uniform(0.3, 0.9));
   cv::Mat out(ink.size(), CV_8U);
   for (int y = 0; y < ink.rows; ++y) {
     const float* alpha = coverage.ptr<float>(y);

@@ -7,8 +7,6 @@
 
 namespace trainer {
 
-inline double uniform_between(SplitMix64& rng, double low, double high) { return low + (high - low) * rng.uniform(); }
-
 // `ink`: CV_32F coverage in [0, 1]. Returns CV_8U grey: mostly dark ink on light paper, with
 // probability `inverted` light ink on dark paper.
 cv::Mat ink_on_paper(const cv::Mat& ink, SplitMix64& rng, double inverted = 0.0);

@@ -180,8 +180,8 @@ cv::freetype::FreeType2& face(const std::string& file) {
 cv::Mat render_line(const std::u32string& text, const std::string& file, const std::string& reference_glyphs,
                     SplitMix64& rng) {
   cv::freetype::FreeType2& font = face(file);
-  const int size = static_cast<int>(std::lround(uniform_between(rng, 22, 36)));
-  const double spacing = uniform_between(rng, -0.5, 3.5) * size / 28.0;
+  const int size = static_cast<int>(std::lround(rng.uniform(22, 36)));
+  const double spacing = rng.uniform(-0.5, 3.5) * size / 28.0;
   std::vector<std::string> pieces;
   std::vector<double> advances;
   double width = 0;
@@ -192,8 +192,8 @@ cv::Mat render_line(const std::u32string& text, const std::string& file, const s
     advances.push_back((c == U' ' ? 0.3 * size : box.width) + spacing);
     width += advances.back();
   }
-  const int margin_left = static_cast<int>(std::lround(uniform_between(rng, 0.1, 0.5) * size));
-  const int margin_right = static_cast<int>(std::lround(uniform_between(rng, 0.1, 0.5) * size));
+  const int margin_left = static_cast<int>(std::lround(rng.uniform(0.1, 0.5) * size));
+  const int margin_right = static_cast<int>(std::lround(rng.uniform(0.1, 0.5) * size));
   const int canvas_width = margin_left + static_cast<int>(std::ceil(width)) + margin_right;
   const cv::Point origin(margin_left, 2 * size);
   // FreeType2::putText draws on 3-channel images only; channel 0 is kept as the coverage.
@@ -212,11 +212,11 @@ cv::Mat render_line(const std::u32string& text, const std::string& file, const s
   cv::extractChannel(ink, coverage, 0);
   cv::extractChannel(reference, reference_coverage, 0);
   const cv::Rect band = cv::boundingRect(reference_coverage) | cv::boundingRect(coverage);
-  const int top = std::max(0, band.y - static_cast<int>(std::lround(uniform_between(rng, 0.05, 0.3) * size)));
-  const int bottom = std::min(coverage.rows, band.y + band.height + static_cast<int>(std::lround(uniform_between(rng, 0.05, 0.3) * size)));
+  const int top = std::max(0, band.y - static_cast<int>(std::lround(rng.uniform(0.05, 0.3) * size)));
+  const int bottom = std::min(coverage.rows, band.y + band.height + static_cast<int>(std::lround(rng.uniform(0.05, 0.3) * size)));
   cv::Mat line;
   coverage.rowRange(top, bottom).convertTo(line, CV_32F, 1.0 / 255.0);
-  const double angle = uniform_between(rng, -2.5, 2.5);
+  const double angle = rng.uniform(-2.5, 2.5);
   const cv::Mat rotation = cv::getRotationMatrix2D(cv::Point2f(line.cols / 2.0f, line.rows / 2.0f), angle, 1.0);
   cv::warpAffine(line, line, rotation, line.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, 0);
   return line;

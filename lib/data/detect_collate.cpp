@@ -1,0 +1,101 @@
+#include "data/detect_collate.h"
+
+#include <numeric>
+
+namespace trainer {
+namespace {
+
+LabelledImage load(const DetectDataset& data, size_t index) {
+  cv::Mat image = data.image(index);
+  std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), image.size());
+  return {std::move(image), std::move(boxes)};
+}
+
+LabelledImage letterboxed(const DetectDataset& data, size_t index, int64_t side, bool scaleup, uint8_t pad) {
+  const LabelledImage original = load(data, index);
+  return letterbox(original, letterbox_geometry(original.image.size(), side, scaleup), side, pad);
+}
+
+LabelledImage mosaic_of(const DetectDataset& data, const DetectAugment& augment, size_t index,
+                        const std::vector<size_t>& pool, SplitMix64& rng) {
+  std::vector<LabelledImage> tiles;
+  tiles.push_back(resize_long_side(load(data, index), augment.imgsz));
+  for (int partner = 0; partner < 3; ++partner) {
+    const size_t other = pool.empty() ? size_t(rng.below(data.size())) : pool[rng.below(pool.size())];
+    tiles.push_back(resize_long_side(load(data, other), augment.imgsz));
+  }
+  return mosaic4(tiles, augment.imgsz, augment.pad_value, rng);
+}
+
+// HWC uint8 into CHW float planes scaled to [0, 1], with plain loops: no ATen parallel region may
+// open on a loader thread.
+void write_input(const cv::Mat& image, float* out) {
+  const int64_t plane = int64_t(image.rows) * image.cols;
+  for (int y = 0; y < image.rows; ++y) {
+    const uint8_t* row = image.ptr<uint8_t>(y);
+    for (int x = 0; x < image.cols; ++x) {
+      for (int c = 0; c < 3; ++c) out[c * plane + int64_t(y) * image.cols + x] = float(row[3 * x + c]) / 255.0f;
+    }
+  }
+}
+
+// Rows for the largest boxes first, so overflow drops the smallest; returns how many were dropped.
+int64_t write_target(const std::vector<PixelBox>& boxes, int64_t rows, float* out) {
+  std::vector<size_t> order(boxes.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return boxes[a].width() * boxes[a].height() > boxes[b].width() * boxes[b].height();
+  });
+  const size_t kept = std::min(order.size(), size_t(rows));
+  for (int64_t row = 0; row < rows; ++row) {
+    float* values = out + row * 5;
+    if (size_t(row) >= kept) {
+      values[0] = -1, values[1] = values[2] = values[3] = values[4] = 0;
+      continue;
+    }
+    const PixelBox& box = boxes[order[size_t(row)]];
+    values[0] = float(box.cls);
+    values[1] = (box.x1 + box.x2) / 2, values[2] = (box.y1 + box.y2) / 2;
+    values[3] = box.width(), values[4] = box.height();
+  }
+  return int64_t(boxes.size() - kept);
+}
+
+}  // namespace
+
+LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
+                            size_t index, const std::vector<size_t>& mosaic_pool) {
+  const int64_t side = augment.imgsz;
+  if (!augment.train) return letterboxed(data, index, side, augment.scaleup, augment.pad_value);
+  SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
+  const bool mosaic = rng.uniform() < augment.mosaic && epoch < augment.close_mosaic_epoch;
+  const LabelledImage placed = mosaic ? mosaic_of(data, augment, index, mosaic_pool, rng)
+                                      : letterboxed(data, index, side, true, augment.pad_value);
+  LabelledImage sample = random_perspective(placed, cv::Size(int(side), int(side)), augment, rng);
+  random_hsv(sample.image, augment, rng);
+  random_flips(sample, augment, rng);
+  return sample;
+}
+
+Loader::Collate make_detect_collate(const DetectDataset& data, DetectAugment augment, uint64_t seed,
+                                    std::vector<size_t> mosaic_pool) {
+  TORCH_INTERNAL_ASSERT(augment.imgsz >= 1 && augment.max_boxes >= 1, "bad DetectAugment");
+  for (const size_t index : mosaic_pool) TORCH_INTERNAL_ASSERT(index < data.size(), "mosaic_pool beyond the dataset");
+  return [&data, augment, seed, pool = std::move(mosaic_pool)](const std::vector<size_t>& indices, int64_t epoch) {
+    const int64_t count = int64_t(indices.size()), side = augment.imgsz, rows = augment.max_boxes;
+    Batch batch;
+    batch.size = count;
+    batch.input = torch::empty({count, 3, side, side}, torch::kFloat32);
+    batch.target = torch::empty({count, rows, 5}, torch::kFloat32);
+    float* input = batch.input.data_ptr<float>();
+    float* target = batch.target.data_ptr<float>();
+    for (int64_t b = 0; b < count; ++b) {
+      const LabelledImage sample = detect_sample(data, augment, seed, epoch, indices[size_t(b)], pool);
+      write_input(sample.image, input + b * 3 * side * side);
+      batch.dropped_boxes += write_target(sample.boxes, rows, target + b * rows * 5);
+    }
+    return batch;
+  };
+}
+
+}  // namespace trainer

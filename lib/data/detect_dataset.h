@@ -1,0 +1,63 @@
+// A detection split on disk in the YOLO layout: image files (list_images) and their label files
+// (yolo_labels.h). Construction verifies that every image decodes and parses every label file,
+// or reads the result of a previous run from the label cache (label_cache.h).
+#pragma once
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/yolo_labels.h"
+
+namespace trainer {
+
+struct DetectDataOptions {
+  int64_t classes = 0;             ///< class count of the data file (its names), >= 1
+  bool strict = false;             ///< a bad label line is a UserError instead of a warning and a skipped line
+  double max_bad_fraction = 0.01;  ///< share of undecodable images tolerated before failing, [0, 1]
+  bool cache = true;               ///< read and write the label cache beside the labels
+};
+
+struct DetectScanSummary {
+  int64_t images = 0;          ///< usable images
+  int64_t unreadable = 0;      ///< images left out because they cannot be decoded
+  int64_t backgrounds = 0;     ///< usable images without objects: no label file, an empty one, or only bad lines
+  int64_t missing_labels = 0;  ///< usable images without a label file
+  int64_t objects = 0;         ///< boxes over all usable images
+  int64_t bad_lines = 0;       ///< label lines left out (only when not strict)
+  int64_t duplicates = 0;      ///< label lines repeating another line of their file, left out
+  bool from_cache = false;     ///< the scan was read from the label cache
+  std::string cache;           ///< the cache file; "" when caching is off
+};
+
+// The const accessors are safe to call from loader threads concurrently.
+class DetectDataset {
+ public:
+  // Unreadable images are skipped with a warning naming each; throws UserError when more than
+  // max_bad_fraction of them are unreadable, none is left, or (strict) a label line is bad. A
+  // cache that cannot be written costs a warning, not an error.
+  DetectDataset(const std::vector<std::string>& images, const DetectDataOptions& options);
+
+  size_t size() const { return samples_.size(); }
+  int64_t classes() const { return classes_; }
+  const std::string& path(size_t i) const { return samples_.at(i).path; }
+  // Width and height of the file as decoded, which validation maps predictions back to.
+  cv::Size original_size(size_t i) const { return samples_.at(i).size; }
+  const std::vector<YoloBox>& boxes(size_t i) const { return samples_.at(i).boxes; }
+  // RGB uint8 at original_size(i). Throws UserError naming the file when it cannot be read.
+  cv::Mat image(size_t i) const;
+  const DetectScanSummary& summary() const { return summary_; }
+
+ private:
+  struct Sample {
+    std::string path;
+    cv::Size size;
+    std::vector<YoloBox> boxes;
+  };
+  std::vector<Sample> samples_;
+  int64_t classes_;
+  DetectScanSummary summary_;
+};
+
+}  // namespace trainer

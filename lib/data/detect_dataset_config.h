@@ -1,0 +1,35 @@
+// An Ultralytics detection data.yaml:
+//   path: ../datasets/coco8   # dataset root; relative to this file's folder; default: that folder
+//   train: images/train       # an image folder, a .txt file listing images, or a list of those
+//   val: images/val
+//   test:                     # optional
+//   names: {0: person, 1: bicycle}   # or a list [person, bicycle]
+//   nc: 2                     # optional; must equal the number of names
+// Other keys (download, yaml_file, ...) are ignored, as Ultralytics ignores unknown ones.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+struct DetectDataConfig {
+  std::string file;                     ///< the data.yaml read, for messages
+  std::filesystem::path root;           ///< `path`, made absolute
+  std::vector<std::string> train, val;  ///< image sources under root: folders, .txt lists or image files
+  std::vector<std::string> test;        ///< empty when the file has no test split
+  std::vector<std::string> names;       ///< class names by index
+};
+
+// Throws UserError naming the file, the line and the key for missing or malformed keys, names
+// that are not a list or a {0..n-1: name} mapping, nc disagreeing with names, or a source that
+// does not exist.
+DetectDataConfig read_detect_data_config(const std::string& file);
+
+// The image files that sources name, sorted and without repeats: folders are searched
+// recursively; a .txt file lists one image per line, relative lines taken from the list's own
+// folder (Ultralytics' "./" prefix included); an image file stands for itself. UserError when a
+// source is missing or no image is found.
+std::vector<std::string> list_images(const std::vector<std::string>& sources);
+
+}  // namespace trainer

@@ -1,0 +1,14 @@
+// Replacing a file so that readers and crashes see either the old content or the whole new one.
+#pragma once
+#include <filesystem>
+#include <functional>
+
+namespace trainer {
+
+// Calls write(temporary) for a temporary path in `path`'s folder, fsyncs the result and renames
+// it over `path`, then fsyncs the folder. On any exception the temporary file is removed, `path`
+// is left as it was, and the exception propagates.
+void replace_file_atomically(const std::filesystem::path& path,
+                             const std::function<void(const std::filesystem::path& temporary)>& write);
+
+}  // namespace trainer

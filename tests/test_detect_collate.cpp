@@ -1,0 +1,211 @@
+// The detection collate: batch layout, padding and overflow of target rows, the letterbox round
+// trip for validation, boxes that follow their objects through the whole training pipeline,
+// determinism across worker counts, close_mosaic and the mosaic pool.
+#include <catch2/catch.hpp>
+
+#include "data/detect_collate.h"
+#include "data/loader.h"
+#include "data/sampler.h"
+#include "detect_files.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+
+namespace {
+
+// Six images of different shapes, each with up to three objects of distinct classes.
+std::vector<std::string> write_images(const TempDir& dir) {
+  const std::vector<std::pair<cv::Size, std::vector<TestObject>>> specs{
+      {{96, 64}, {{0, {5, 5, 30, 20}}, {1, {50, 30, 20, 25}}}},
+      {{64, 96}, {{2, {10, 40, 40, 30}}}},
+      {{80, 80}, {{3, {20, 20, 40, 40}}, {4, {2, 60, 12, 12}}, {0, {60, 4, 16, 10}}}},
+      {{120, 48}, {{1, {70, 5, 40, 36}}}},
+      {{50, 70}, {}},
+      {{100, 90}, {{2, {5, 5, 20, 60}}, {4, {40, 50, 50, 30}}}},
+  };
+  std::vector<std::string> images;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    images.push_back(
+        write_labelled_image(dir.path(), "train", "img" + std::to_string(i), specs[i].first, specs[i].second));
+  }
+  return images;
+}
+
+DetectDataset open(const std::vector<std::string>& images) {
+  DetectDataOptions options;
+  options.classes = 5;
+  options.cache = false;
+  return DetectDataset(images, options);
+}
+
+DetectAugment small(bool train) {
+  DetectAugment augment;
+  augment.imgsz = 64;
+  augment.train = train;
+  augment.max_boxes = 6;
+  return augment;
+}
+
+std::vector<PixelBox> rows_of(const Batch& batch, int64_t b) {
+  std::vector<PixelBox> boxes;
+  const torch::Tensor rows = batch.target[b];
+  const auto target = rows.accessor<float, 2>();
+  for (int64_t r = 0; r < target.size(0); ++r) {
+    const float cls = target[r][0], cx = target[r][1], cy = target[r][2], w = target[r][3], h = target[r][4];
+    if (cls >= 0) boxes.push_back({int64_t(cls), cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2});
+  }
+  return boxes;
+}
+
+}  // namespace
+
+TEST_CASE("detect collate stacks [B,3,S,S] inputs in [0,1] and [B,R,5] pixel targets padded with -1", "[detect-data]") {
+  TempDir dir;
+  const DetectDataset data = open(write_images(dir));
+  const Batch batch = make_detect_collate(data, small(false), 0)({0, 4}, 0);
+  CHECK(batch.size == 2);
+  CHECK(batch.input.sizes() == torch::IntArrayRef{2, 3, 64, 64});
+  CHECK(batch.target.sizes() == torch::IntArrayRef{2, 6, 5});
+  CHECK(batch.input.dtype() == torch::kFloat32);
+  CHECK(batch.target.dtype() == torch::kFloat32);
+  CHECK(batch.dropped_boxes == 0);
+  // Image 0 is 96x64 -> 64x43 (not enlarged, only shrunk), padded 10 rows on top.
+  CHECK(batch.input[0][0][0][0].item<float>() == Approx(114 / 255.0));
+  // Object 0 spans x [3.3, 23.3], y [13.4, 26.8] there.
+  CHECK(batch.input[0][0][20][10].item<float>() == Approx(class_colour(0)[0] / 255.0));
+  CHECK(batch.input[0][2][20][10].item<float>() == Approx(class_colour(0)[2] / 255.0));
+  const auto first = batch.target[0][0];
+  CHECK(first[0].item<float>() == 0);
+  CHECK(first[1].item<float>() == Approx(20 * 64 / 96.0));  // centre x: (5 + 15) * 2/3
+  CHECK(first[3].item<float>() == Approx(30 * 64.0 / 96));
+  CHECK(torch::equal(batch.target[0].slice(0, 2), torch::tensor({-1.f, 0.f, 0.f, 0.f, 0.f}).expand({4, 5})));
+  CHECK(torch::equal(batch.target[1].select(1, 0), torch::full({6}, -1.f)));
+}
+
+TEST_CASE("validation targets map back to the original boxes within half a pixel", "[detect-data]") {
+  TempDir dir;
+  const DetectDataset data = open(write_images(dir));
+  for (const bool scaleup : {false, true}) {
+    DetectAugment augment = small(false);
+    augment.scaleup = scaleup;
+    const Batch batch = make_detect_collate(data, augment, 0)({0, 1, 2, 3, 5}, 0);
+    for (int64_t b = 0; b < batch.size; ++b) {
+      const size_t index = std::vector<size_t>{0, 1, 2, 3, 5}[size_t(b)];
+      const Letterbox geometry = letterbox_geometry(data.original_size(index), 64, scaleup);
+      const std::vector<PixelBox> rows = rows_of(batch, b);
+      std::vector<float> mapped, expected;
+      for (const PixelBox& row : rows) mapped.insert(mapped.end(), {row.x1, row.y1, row.x2, row.y2});
+      const torch::Tensor back = geometry.to_original(torch::tensor(mapped).view({-1, 4}));
+      for (const PixelBox& box : to_pixel_boxes(data.boxes(index), data.original_size(index))) {
+        expected.insert(expected.end(), {box.x1, box.y1, box.x2, box.y2});
+      }
+      // Rows are ordered largest first; compare as sets by sorting on x1.
+      const torch::Tensor want = torch::tensor(expected).view({-1, 4});
+      const auto by_x = [](const torch::Tensor& t) { return t.index_select(0, std::get<1>(t.select(1, 0).sort())); };
+      CHECK((by_x(back) - by_x(want)).abs().max().item<float>() < 0.5);
+    }
+  }
+}
+
+TEST_CASE("images with more boxes than target rows keep the largest and count the rest", "[detect-data]") {
+  TempDir dir;
+  std::vector<TestObject> objects;
+  for (int k = 0; k < 7; ++k) objects.push_back({k % 5, {k * 9, k * 9, 3 + k, 3 + k}});
+  const auto image = write_labelled_image(dir.path(), "train", "crowded", {64, 64}, objects);
+  const DetectDataset data = open({image, image});
+  DetectAugment augment = small(false);
+  augment.max_boxes = 4;
+  const Batch batch = make_detect_collate(data, augment, 0)({0, 1}, 0);
+  CHECK(batch.dropped_boxes == 6);
+  const auto widths = batch.target[0].select(1, 3);
+  CHECK(torch::equal(widths, torch::tensor({9.f, 8.f, 7.f, 6.f})));
+}
+
+TEST_CASE("training samples keep every box on its object through mosaic, perspective and flips", "[detect-data]") {
+  TempDir dir;
+  const DetectDataset data = open(write_images(dir));
+  DetectAugment augment = small(true);
+  augment.hsv_h = augment.hsv_s = augment.hsv_v = 0;  // colours identify the objects
+  augment.flipud = 0.5;
+  augment.max_boxes = 40;
+  size_t boxes = 0;
+  for (int64_t epoch = 0; epoch < 4; ++epoch) {
+    for (size_t index = 0; index < data.size(); ++index) {
+      const LabelledImage sample = detect_sample(data, augment, 7, epoch, index, {});
+      REQUIRE(sample.image.size() == cv::Size(64, 64));
+      for (const PixelBox& box : sample.boxes) {
+        if (box.width() < 4 || box.height() < 4) continue;  // too few unblended pixels to tell
+        // The box's colour inside the box grown by 2 px: its extent must match the box.
+        const cv::Rect window =
+            cv::Rect(cv::Point(int(box.x1) - 2, int(box.y1) - 2), cv::Point(int(box.x2) + 3, int(box.y2) + 3)) &
+            cv::Rect(0, 0, 64, 64);
+        const cv::Rect extent = colour_extent(sample.image(window), class_colour(int(box.cls))) + window.tl();
+        INFO("epoch " << epoch << " index " << index << " class " << box.cls << " box (" << box.x1 << ", " << box.y1
+                      << ", " << box.x2 << ", " << box.y2 << ") colour " << extent);
+        REQUIRE(extent.area() > 0);
+        CHECK(std::abs(extent.x - box.x1) <= 1.5);
+        CHECK(std::abs(extent.y - box.y1) <= 1.5);
+        CHECK(std::abs(extent.br().x - box.x2) <= 1.5);
+        CHECK(std::abs(extent.br().y - box.y2) <= 1.5);
+        ++boxes;
+      }
+    }
+  }
+  CHECK(boxes > 40);
+}
+
+TEST_CASE("training batches are identical for any worker count and differ between epochs", "[detect-data]") {
+  TempDir dir;
+  const DetectDataset data = open(write_images(dir));
+  DetectAugment augment = small(true);
+  augment.degrees = 10;
+  const auto collate = make_detect_collate(data, augment, 5);
+  const auto batches = make_batches(epoch_order(subset_indices(data.size(), 1.0, 0), 5, 0, true), 4, false);
+  std::vector<std::vector<Batch>> runs;
+  for (const int64_t workers : {0, 1, 3}) {
+    Loader loader(collate, workers, 2);
+    loader.start_epoch(batches, 0);
+    runs.emplace_back();
+    while (auto batch = loader.next()) runs.back().push_back(*batch);
+  }
+  REQUIRE(runs[0].size() == 2);
+  for (size_t run = 1; run < runs.size(); ++run) {
+    for (size_t b = 0; b < 2; ++b) {
+      CHECK(torch::equal(runs[run][b].input, runs[0][b].input));
+      CHECK(torch::equal(runs[run][b].target, runs[0][b].target));
+    }
+  }
+  CHECK_FALSE(torch::equal(collate(batches[0], 1).input, runs[0][0].input));
+}
+
+TEST_CASE("close_mosaic_epoch turns mosaic off from that epoch on", "[detect-data]") {
+  TempDir dir;
+  const DetectDataset data = open(write_images(dir));
+  DetectAugment mosaic = small(true);
+  mosaic.close_mosaic_epoch = 2;
+  DetectAugment plain = small(true);
+  plain.mosaic = 0;
+  for (size_t index = 0; index < data.size(); ++index) {
+    const LabelledImage closed = detect_sample(data, mosaic, 3, 2, index, {});
+    const LabelledImage reference = detect_sample(data, plain, 3, 2, index, {});
+    CHECK(cv::norm(closed.image, reference.image, cv::NORM_INF) == 0);
+    CHECK(closed.boxes.size() == reference.boxes.size());
+    const LabelledImage open_epoch = detect_sample(data, mosaic, 3, 1, index, {});
+    CHECK(cv::norm(open_epoch.image, detect_sample(data, plain, 3, 1, index, {}).image, cv::NORM_INF) > 0);
+  }
+}
+
+TEST_CASE("mosaic partners come only from the mosaic pool", "[detect-data]") {
+  TempDir dir;
+  const auto a = write_labelled_image(dir.path(), "train", "a", {64, 64}, {{0, {10, 10, 40, 40}}});
+  const auto b = write_labelled_image(dir.path(), "train", "b", {64, 64}, {{1, {10, 10, 40, 40}}});
+  const DetectDataset data = open({a, b});
+  const DetectAugment augment = small(true);
+  bool partner_b = false;
+  for (int64_t epoch = 0; epoch < 8; ++epoch) {
+    for (const PixelBox& box : detect_sample(data, augment, 1, epoch, 0, {0}).boxes) CHECK(box.cls == 0);
+    for (const PixelBox& box : detect_sample(data, augment, 1, epoch, 0, {}).boxes)
+      partner_b = partner_b || box.cls == 1;
+  }
+  CHECK(partner_b);
+}

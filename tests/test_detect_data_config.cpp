@@ -1,0 +1,85 @@
+// Ultralytics data.yaml files: path resolution, the three source forms, both spellings of names,
+// and errors that name the file, line and key.
+#include <catch2/catch.hpp>
+
+#include "data/detect_dataset_config.h"
+#include "test_helpers.h"
+#include "util/error.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+using Catch::Matchers::Contains;
+
+namespace {
+
+void touch_images(const std::filesystem::path& folder, const std::vector<std::string>& names) {
+  for (const auto& name : names) write_text(folder / name, "not decoded here");
+}
+
+}  // namespace
+
+TEST_CASE("data.yaml resolves path from its own folder and reads names as a mapping", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "sets/coco/images/train", {"a.jpg"});
+  touch_images(dir / "sets/coco/images/val", {"b.jpg"});
+  write_text(dir / "config/data.yaml",
+             "path: ../sets/coco\ntrain: images/train\nval: images/val\nnames:\n  1: bicycle\n  0: person\n"
+             "download: https://example.com/ignored.zip\n");
+  const DetectDataConfig config = read_detect_data_config(dir.file("config/data.yaml"));
+  CHECK(config.root == dir / "sets/coco");
+  CHECK(config.train == std::vector<std::string>{(dir / "sets/coco/images/train").string()});
+  CHECK(config.val == std::vector<std::string>{(dir / "sets/coco/images/val").string()});
+  CHECK(config.test.empty());
+  CHECK(config.names == std::vector<std::string>{"person", "bicycle"});
+}
+
+TEST_CASE("data.yaml without path uses its folder; sources may be lists of folders and .txt files", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "images/a", {"1.png", "2.JPG", "notes.txt"});
+  touch_images(dir / "images/a/nested", {"3.bmp"});
+  touch_images(dir / "extra", {"4.jpeg"});
+  write_text(dir / "lists/val.txt",
+             "./../extra/4.jpeg\n\n" + (dir / "images/a/1.png").string() + "\n../images/a/1.png\n");
+  write_text(dir / "data.yaml",
+             "train: [images/a, lists/val.txt]\nval: lists/val.txt\ntest: images/a\n"
+             "nc: 2\nnames: [cat, dog]\n");
+  const DetectDataConfig config = read_detect_data_config(dir.file("data.yaml"));
+  CHECK(config.root == dir.path());
+  CHECK(config.train.size() == 2);
+  CHECK(config.names == std::vector<std::string>{"cat", "dog"});
+  const std::vector<std::string> train = list_images(config.train);
+  CHECK(train == std::vector<std::string>{(dir / "extra/4.jpeg").string(), (dir / "images/a/1.png").string(),
+                                          (dir / "images/a/2.JPG").string(), (dir / "images/a/nested/3.bmp").string()});
+  CHECK(list_images(config.val).size() == 2);
+}
+
+TEST_CASE("data.yaml errors name the file, the line and the key", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "images", {"a.jpg"});
+  const auto read = [&](const std::string& text) {
+    write_text(dir / "data.yaml", text);
+    return read_detect_data_config(dir.file("data.yaml"));
+  };
+  const std::string file = dir.file("data.yaml");
+  CHECK_THROWS_WITH(read("train: images\nval: images\nnc: 3\nnames: [a, b]\n"),
+                    Contains(file + ":3:") && Contains("'nc' is 3 but 'names' lists 2"));
+  CHECK_THROWS_WITH(read("train: images\nnames: [a]\n"), Contains(file) && Contains("'val' is missing"));
+  CHECK_THROWS_WITH(read("train: ''\nval: images\nnames: [a]\n"), Contains("'train' is missing or empty"));
+  CHECK(read("train: images\nval: images\ntest: ''\nnames: [a]\n").test.empty());
+  CHECK_THROWS_WITH(read("train: images\nval: missing\nnames: [a]\n"),
+                    Contains(file + ":2:") && Contains("'val'") && Contains("missing does not exist"));
+  CHECK_THROWS_WITH(read("train: images\nval: images\nnames: {0: a, 2: c}\n"),
+                    Contains(file + ":3:") && Contains("'names'") && Contains("1 is missing"));
+  CHECK_THROWS_WITH(read("train: images\nval: images\n"), Contains("'names'") && Contains("missing"));
+  CHECK_THROWS_WITH(read("train: images\nval: images\nnames: [a\n"), Contains(file) && Contains("invalid YAML"));
+  CHECK_THROWS_WITH(read_detect_data_config(dir.file("absent.yaml")), Contains("data file not found"));
+  // nc alone names the classes the way Ultralytics does.
+  CHECK(read("train: images\nval: images\nnc: 2\n").names == std::vector<std::string>{"class_0", "class_1"});
+}
+
+TEST_CASE("list_images fails clearly when a source holds no image", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "empty", {"readme.md"});
+  CHECK_THROWS_WITH(list_images({dir.file("empty")}), Contains("no images") && Contains(dir.file("empty")));
+  CHECK_THROWS_WITH(list_images({dir.file("nowhere")}), Contains("no such image folder or list file"));
+}
