@@ -84,14 +84,15 @@ struct Settings {
   std::vector<int64_t> bucket_widths;        ///< ... unless these explicit widths are given (ascending, <= imgW)
   int64_t output_channel = 256;              ///< CRNN feature channels (EasyOCR's output_channel)
   int64_t hidden_size = 256;                 ///< CRNN BiLSTM hidden size
+  double elastic = 0.0;                      ///< OCR training: elastic warping, largest displacement in pixels (degrees and shear apply too)
 
   // --- detection (task=detect): Ultralytics' key names, meanings and defaults
   double mosaic = 1.0;                       ///< probability of a 4-image mosaic, [0, 1]
   int64_t close_mosaic = 10;                 ///< epochs at the end trained without mosaic, >= 0
-  double degrees = 0.0;                      ///< rotation drawn from +-degrees, [0, 180]
+  double degrees = 0.0;                      ///< rotation drawn from +-degrees, [0, 180] (OCR too)
   double translate = 0.1;                    ///< translation drawn from +-translate of imgsz, [0, 1]
   double scale = 0.5;                        ///< scale gain drawn from 1 +- scale, [0, 1)
-  double shear = 0.0;                        ///< shear drawn from +-shear degrees, [0, 90)
+  double shear = 0.0;                        ///< shear drawn from +-shear degrees, [0, 90) (OCR: slant)
   double perspective = 0.0;                  ///< perspective coefficients, [0, 0.001]
   double hsv_h = 0.015;                      ///< hue gain, [0, 1]
   double hsv_s = 0.7;                        ///< saturation gain, [0, 1]

@@ -7,15 +7,20 @@
 namespace trainer {
 namespace {
 
-// Writes `image` resized to height x resized into channel planes of `width` columns, the columns
-// past `resized` repeating the last one.
-void write_planes(const cv::Mat& image, int64_t height, int64_t resized, int64_t width, float* out) {
+cv::Mat resize_line(const cv::Mat& image, int64_t height, int64_t width) {
   cv::Mat scaled;
-  const bool shrinking = resized < image.cols || height < image.rows;
+  const bool shrinking = width < image.cols || height < image.rows;
   // INTER_AREA when shrinking: like PIL's bicubic (which filters over the footprint) it does not
   // alias thin strokes the way INTER_CUBIC's fixed 4x4 kernel does.
-  cv::resize(image, scaled, cv::Size(static_cast<int>(resized), static_cast<int>(height)), 0, 0,
+  cv::resize(image, scaled, cv::Size(static_cast<int>(width), static_cast<int>(height)), 0, 0,
              shrinking ? cv::INTER_AREA : cv::INTER_CUBIC);
+  return scaled;
+}
+
+// Writes `scaled` (height rows) into channel planes of `width` columns, the columns past its own
+// repeating its last one.
+void write_planes(const cv::Mat& scaled, int64_t height, int64_t width, float* out) {
+  const int64_t resized = scaled.cols;
   const int channels = scaled.channels();
   for (int64_t y = 0; y < height; ++y) {
     const uint8_t* row = scaled.ptr<uint8_t>(static_cast<int>(y));
@@ -33,7 +38,8 @@ void write_planes(const cv::Mat& image, int64_t height, int64_t resized, int64_t
 }  // namespace
 
 Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<std::u32string>* labels,
-                         const Charset& charset, const TextLineShape& shape) {
+                         const Charset& charset, const TextLineShape& shape, const TextLineAugment& augment,
+                         const std::vector<uint64_t>& seeds) {
   TORCH_INTERNAL_ASSERT(!images.empty(), "an empty text-line batch");
   const auto batch = static_cast<int64_t>(images.size());
   const int64_t channels = images.front().channels();
@@ -49,9 +55,13 @@ Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<s
   out.size = batch;
   out.input = torch::empty({batch, channels, shape.img_h, width});
   float* pixels = out.input.data_ptr<float>();
-  for (int64_t i = 0; i < batch; ++i) {
-    write_planes(images[static_cast<size_t>(i)], shape.img_h, std::min(widths[static_cast<size_t>(i)], width), width,
-                 pixels + i * channels * shape.img_h * width);
+  for (size_t i = 0; i < images.size(); ++i) {
+    cv::Mat line = resize_line(images[i], shape.img_h, std::min(widths[i], width));
+    if (augment.active()) {
+      SplitMix64 rng(seeds.at(i));
+      line = augment_text_line(line, augment, rng);
+    }
+    write_planes(line, shape.img_h, width, pixels + static_cast<int64_t>(i) * channels * shape.img_h * width);
   }
   if (labels) {
     TORCH_INTERNAL_ASSERT(labels->size() == images.size(), "one label per image");
@@ -70,15 +80,18 @@ Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<s
   return out;
 }
 
-Loader::Collate make_text_line_collate(const OcrDataset& data, const Charset& charset, TextLineShape shape) {
-  return [&data, &charset, shape](const std::vector<size_t>& indices, int64_t) {
+Loader::Collate make_text_line_collate(const OcrDataset& data, const Charset& charset, TextLineShape shape,
+                                       TextLineAugment augment, uint64_t seed) {
+  return [&data, &charset, shape, augment, seed](const std::vector<size_t>& indices, int64_t epoch) {
     std::vector<cv::Mat> images;
     std::vector<std::u32string> labels;
+    std::vector<uint64_t> seeds;
     for (size_t i : indices) {
       images.push_back(data.image(i));
       labels.push_back(data.label(i));
+      seeds.push_back(derive_seed(seed, RngStream::augment, {static_cast<uint64_t>(epoch), i}));
     }
-    return collate_text_lines(images, &labels, charset, shape);
+    return collate_text_lines(images, &labels, charset, shape, augment, seeds);
   };
 }
 

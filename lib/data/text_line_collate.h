@@ -12,6 +12,7 @@
 #include "data/charset.h"
 #include "data/loader.h"
 #include "data/ocr_dataset.h"
+#include "data/text_line_augment.h"
 
 namespace trainer {
 
@@ -24,11 +25,16 @@ struct TextLineShape {
 
 // Images (uint8, all with the same channel count) into a batch padded to the bucket that holds
 // the widest of them. `labels`, when given, fill target [B, max_label_length] (class indices,
-// zero-padded) and target_lengths [B]; their characters must be in `charset`.
+// zero-padded) and target_lengths [B]; their characters must be in `charset`. With an active
+// `augment`, image i is distorted after resizing by a generator seeded with seeds[i].
 Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<std::u32string>* labels,
-                         const Charset& charset, const TextLineShape& shape);
+                         const Charset& charset, const TextLineShape& shape, const TextLineAugment& augment = {},
+                         const std::vector<uint64_t>& seeds = {});
 
-// A Loader collate over `data`; both must outlive it. Augmentation-free, as EasyOCR's trainer.
-Loader::Collate make_text_line_collate(const OcrDataset& data, const Charset& charset, TextLineShape shape);
+// A Loader collate over `data`; both must outlive it. Each sample's distortion is seeded by
+// (seed, epoch, dataset index), so batches do not depend on the worker count and a resumed run
+// replays them. The default augment is none, as EasyOCR's trainer.
+Loader::Collate make_text_line_collate(const OcrDataset& data, const Charset& charset, TextLineShape shape,
+                                       TextLineAugment augment = {}, uint64_t seed = 0);
 
 }  // namespace trainer

@@ -119,9 +119,13 @@ std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t e
   return bucket_batches(train_indices_, sampling_, seed, epoch, batch);
 }
 
-Loader::Collate OcrTask::train_collate(uint64_t) const {
+Loader::Collate OcrTask::train_collate(uint64_t seed) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
-  return make_text_line_collate(*train_, *charset_, shape_);
+  TextLineAugment augment;
+  augment.degrees = settings_.degrees;
+  augment.shear = settings_.shear;
+  augment.elastic = settings_.elastic;
+  return make_text_line_collate(*train_, *charset_, shape_, augment, seed);
 }
 
 torch::Tensor OcrTask::ctc_sum(const torch::Tensor& logits, const Batch& batch) const {
