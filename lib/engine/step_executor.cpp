@@ -23,7 +23,7 @@ void StepExecutor::micro_step(const Batch& batch, int64_t group_samples) {
     AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
     LossOutput output = task_.loss(batch);
     loss_sums_ += output.parts.to(torch::kFloat);
-    normalised = output.total / static_cast<double>(group_samples);
+    normalised = output.total / task_.loss_divisor(group_samples);
   }
   scaler_.scale(normalised).backward();
   samples_ += batch.size;

@@ -31,7 +31,7 @@ class StepExecutor {
  public:
   StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema, StepConfig config);
 
-  // Forward and loss under autocast, loss / group_samples * scale, backward into the
+  // Forward and loss under autocast, loss / task.loss_divisor(group_samples) * scale, backward into the
   // accumulated gradients (R7–R9). Nothing is read back to the host.
   void micro_step(const Batch& batch, int64_t group_samples);
   // Unscale, finite check, clip once (R10), step or skip, scaler update, EMA (R11), zero grads;

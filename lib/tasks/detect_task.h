@@ -25,6 +25,10 @@ class DetectTask : public Task {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return DetectionLoss::part_names(); }
   LossOutput loss(const Batch& batch) override;
+  // Ultralytics back-propagates each batch's loss items times its batch size and accumulates, so
+  // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
+  // and grad_clip of an Ultralytics recipe mean the same here.
+  double loss_divisor(int64_t) const override { return 1.0; }
   std::vector<std::string> metric_names() const override;
   // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Per-class AP goes to Metrics::details.
   Metrics validate(const torch::Device& device) override;

@@ -45,6 +45,11 @@ class Task {
   // Builds a micro-batch on the CPU from sample indices; called from loader threads.
   virtual Loader::Collate train_collate(uint64_t seed) const = 0;
   virtual std::vector<std::string> loss_names() const = 0;
+  // What the summed loss of a micro-batch is divided by before backward, given the samples of its
+  // whole accumulation group. The default makes an update's loss the mean over the group's
+  // samples (every sample weighs the same, however micro-batches differ in size); a task whose
+  // hyperparameters were tuned for another convention overrides it.
+  virtual double loss_divisor(int64_t group_samples) const { return static_cast<double>(group_samples); }
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
   virtual std::vector<std::string> metric_names() const = 0;
