@@ -11,6 +11,7 @@
 #include "config/settings.h"
 #include "data/batch.h"
 #include "data/loader.h"
+#include "data/sampler.h"
 
 namespace trainer {
 
@@ -47,8 +48,14 @@ class Task {
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
   virtual std::vector<std::string> metric_names() const = 0;
-  // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode.
-  virtual Metrics validate(const torch::Device& device) = 0;
+  // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode on this
+  // shard of the validation batches, as sums (their layout is the task's) that add up over shards:
+  // a distributed run splits validation among its ranks and all-reduces the sums.
+  virtual std::vector<double> validation_sums(const torch::Device& device, const Shard& shard) = 0;
+  // The metrics of sums added up over all shards.
+  virtual Metrics metrics(const std::vector<double>& sums) const = 0;
+  // The whole validation split in this process.
+  Metrics validate(const torch::Device& device) { return metrics(validation_sums(device, {})); }
   // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
   // so the recipe saved with the weights rebuilds the same model without the training data.
   virtual void pin_derived_settings(Settings& settings) const {}
