@@ -78,7 +78,7 @@ class MirroredPair : public Collective {
 // ranks joined through a store as torchrun's agent would host it. Catch2 is not thread-safe:
 // bodies only record, the test checks afterwards.
 template <typename Body>
-void run_ranks(int64_t world_size, Body body) {
+void run_ranks(int64_t world_size, Body body, DistBackend backend = DistBackend::gloo) {
   AgentStore store(0, kTimeout);
   std::vector<std::exception_ptr> errors(static_cast<size_t>(world_size));
   std::vector<std::thread> threads;
@@ -90,7 +90,10 @@ void run_ranks(int64_t world_size, Body body) {
         environment.master_addr = "127.0.0.1";
         environment.master_port = store.port();
         environment.agent_store = true;
-        const auto group = join_process_group(environment, DistBackend::gloo, torch::kCPU, kTimeout);
+        const c10::Device device = backend == DistBackend::nccl
+                                       ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(rank))
+                                       : c10::Device(c10::kCPU);
+        const auto group = join_process_group(environment, backend, device, kTimeout);
         body(rank, *group);
       } catch (...) {
         errors[static_cast<size_t>(rank)] = std::current_exception();
@@ -128,7 +131,8 @@ struct RankResult {
 std::vector<RankResult> train_ranks(int64_t world_size, const Settings& settings,
                                     const std::filesystem::path& folder = {},
                                     const std::optional<Checkpoint>& resume = std::nullopt,
-                                    std::function<int()> last_rank_stop_check = {}) {
+                                    std::function<int()> last_rank_stop_check = {},
+                                    DistBackend backend = DistBackend::gloo) {
   std::vector<std::unique_ptr<SmokeTask>> tasks;
   for (int64_t rank = 0; rank < world_size; ++rank) tasks.push_back(std::make_unique<SmokeTask>(kSamples, kSeed));
   std::vector<RankResult> results(static_cast<size_t>(world_size));
@@ -146,7 +150,7 @@ std::vector<RankResult> train_ranks(int64_t world_size, const Settings& settings
     result.weights = state_dict(tasks[static_cast<size_t>(rank)]->model());
     result.tensor_all_reduces = counting.tensor_all_reduces;
     result.value_all_reduces = counting.value_all_reduces;
-  });
+  }, backend);
   return results;
 }
 
@@ -322,4 +326,17 @@ TEST_CASE("norm=syncbn on two ranks x batch 8 matches BatchNorm on one rank x ba
     Trainer(two_settings, *tasks[static_cast<size_t>(rank)], {}, group).fit();
   });
   CHECK(max_relative_difference(state_dict(one->model()), state_dict(tasks[0]->model())) < 1e-4);
+}
+
+TEST_CASE("NCCL with world size 1 runs the distributed path and matches one process", "[dist][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: NCCL is not tried");
+    return;
+  }
+  const Settings settings = recipe_with({"device=cuda", "batch=16", "accumulate=2", "optimizer=adamw"});
+  SmokeTask single(kSamples, kSeed);
+  Trainer(settings, single).fit();
+  const auto ranks = train_ranks(1, settings, {}, std::nullopt, {}, DistBackend::nccl);
+  CHECK(ranks[0].summary.gradient_all_reduces == ranks[0].summary.updates);
+  CHECK(max_relative_difference(state_dict(single.model()), ranks[0].weights) < 1e-5);
 }
