@@ -10,9 +10,11 @@
 #include "engine/trainer.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;
+using trainer::testing::max_relative_difference;
 
 namespace {
 
@@ -26,16 +28,6 @@ std::vector<std::pair<std::string, torch::Tensor>> train_weights(int64_t samples
   const TrainingSummary summary = trainer.fit();
   if (updates) *updates = summary.updates;
   return state_dict(task.model());
-}
-
-double max_relative_difference(const std::vector<std::pair<std::string, torch::Tensor>>& a,
-                               const std::vector<std::pair<std::string, torch::Tensor>>& b) {
-  double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double scale = std::max(a[i].second.abs().max().item<double>(), 1e-12);
-    worst = std::max(worst, (a[i].second - b[i].second).abs().max().item<double>() / scale);
-  }
-  return worst;
 }
 
 struct NanTask : SmokeTask {

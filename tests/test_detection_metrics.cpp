@@ -157,3 +157,29 @@ TEST_CASE("mAP of an empty validation is zero", "[detect]") {
   CHECK(summary.map50 == 0);
   CHECK(summary.map50_95 == 0);
 }
+
+TEST_CASE("mAP of shards merged through their values is the mAP of the whole", "[detect]") {
+  const auto add_first = [](DetectionMetrics& metrics) {
+    metrics.add_image(detections({{60, 60, 70, 70, 0.9f, 0}, {0, 0, 10, 10, 0.8f, 0}}), boxes({{0, 0, 10, 10}}),
+                      classes({0}));
+  };
+  const auto add_second = [](DetectionMetrics& metrics) {
+    metrics.add_image(detections({{0, 0, 10, 7.2f, 0.85f, 2}, {20, 0, 30, 10, 0.7f, 0}}),
+                      boxes({{0, 0, 10, 10}, {20, 0, 30, 10}, {40, 0, 50, 10}}), classes({2, 0, 0}));
+  };
+  DetectionMetrics whole, first, second, merged;
+  add_first(whole);
+  add_second(whole);
+  add_first(first);
+  add_second(second);
+  merged.add_values(first.to_values());
+  merged.add_values(second.to_values());
+  const DetectionSummary expected = whole.summarize(), actual = merged.summarize();
+  CHECK(actual.classes == expected.classes);
+  CHECK(actual.ap50 == expected.ap50);
+  CHECK(actual.ap50_95 == expected.ap50_95);
+  CHECK(actual.precision == expected.precision);
+  CHECK(actual.recall == expected.recall);
+  CHECK(expected.map50_95 < expected.map50);  // the 0.72-IoU box makes the thresholds matter
+  CHECK_THROWS(merged.add_values({1.0, 0.0}));
+}

@@ -5,9 +5,16 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <cstdlib>
@@ -63,6 +70,51 @@ CommandResult run_trainer(const std::string& arguments) {
   return run_command(std::string(TRAINER_BINARY) + " " + arguments);
 }
 
+BackgroundCommand::BackgroundCommand(const std::string& command) {
+  const std::string shell_command = "exec " + command + " > '" + (log_.path() / "output").string() + "' 2>&1";
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed for: " + command);
+  if (pid_ == 0) {
+    execl("/bin/sh", "sh", "-c", shell_command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+}
+
+BackgroundCommand::~BackgroundCommand() {
+  if (exit_code_) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+std::optional<int> BackgroundCommand::wait_for(double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!exit_code_) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    } else if (std::chrono::steady_clock::now() >= deadline) {
+      break;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  return exit_code_;
+}
+
+int free_port() {
+  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (socket_fd < 0 || bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throw std::runtime_error("cannot find a free port");
+  }
+  close(socket_fd);
+  return ntohs(address.sin_port);
+}
+
 void write_two_class_images(const std::filesystem::path& root, const TwoClassImages& spec) {
   cv::RNG rng(static_cast<uint64_t>(spec.seed));
   for (const char* split : {"train", "val"}) {
@@ -88,6 +140,19 @@ void run_python(const std::string& script, const std::string& arguments) {
 
 PythonOutput::PythonOutput(const std::string& script, const std::string& arguments) {
   run_python(script, quoted(dir_.file("")) + (arguments.empty() ? "" : " " + arguments));
+}
+
+double max_relative_difference(const NamedTensors& a, const NamedTensors& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO(a[i].first);
+    REQUIRE(a[i].first == b[i].first);
+    if (!a[i].second.is_floating_point()) continue;
+    const double scale = std::max(a[i].second.abs().max().item<double>(), 1e-12);
+    worst = std::max(worst, (a[i].second - b[i].second).abs().max().item<double>() / scale);
+  }
+  return worst;
 }
 
 int64_t parameter_count(const torch::nn::Module& module) {

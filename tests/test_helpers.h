@@ -3,11 +3,16 @@
 #include <spdlog/logger.h>
 #include <torch/nn/module.h>
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+
+#include "io/checkpoint.h"
 
 namespace trainer::testing {
 
@@ -52,6 +57,28 @@ CommandResult run_command(const std::string& command);
 // Runs the trainer binary built with the tests.
 CommandResult run_trainer(const std::string& arguments);
 
+// A shell command running in the background, its stdout and stderr going to a file; killed
+// (SIGKILL) if still running when the object dies.
+class BackgroundCommand {
+ public:
+  explicit BackgroundCommand(const std::string& command);
+  ~BackgroundCommand();
+  BackgroundCommand(const BackgroundCommand&) = delete;
+  BackgroundCommand& operator=(const BackgroundCommand&) = delete;
+  pid_t pid() const { return pid_; }
+  // The exit code (128 + signal when killed by one), or nullopt when it runs on after `seconds`.
+  std::optional<int> wait_for(double seconds);
+  std::string output() const { return read_text(log_.path() / "output"); }
+
+ private:
+  TempDir log_{"background"};
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+// A TCP port of the loopback address that was free a moment ago.
+int free_port();
+
 // A two-class ImageFolder (root/{train,val}/{names}/i.png) of random colour squares: class 0
 // dark, class 1 bright, so a ResNet separates them in a few updates.
 struct TwoClassImages {
@@ -79,6 +106,10 @@ class PythonOutput {
  private:
   TempDir dir_{"python"};
 };
+
+// The largest difference of two state dicts' floating tensors, each relative to the largest
+// magnitude in its tensor (integer buffers such as num_batches_tracked are skipped).
+double max_relative_difference(const NamedTensors& a, const NamedTensors& b);
 
 // Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
 int64_t parameter_count(const torch::nn::Module& module);

@@ -4,6 +4,7 @@
 #include "config/recipe.h"
 #include "engine/schedule.h"
 #include "data/sampler.h"
+#include "dist/epoch_shard.h"
 #include "engine/training_plan.h"
 
 using namespace trainer;
@@ -53,9 +54,11 @@ TEST_CASE("the plan counts updates with a short last group", "[engine][plan]") {
   CHECK(plan.total_updates == 12);
   CHECK(plan.warmup_updates == 6);
   CHECK(plan.effective_batch == 32);
-  CHECK(plan.group_size(3) == 1);
-  CHECK(samples_in(batches, plan.group_first(0), plan.group_size(0)) == 32);
-  CHECK(samples_in(batches, plan.group_first(3), plan.group_size(3)) == 4);  // the 13th holds the last 4
+  const EpochShard shard(batches, 0, plan.accumulate, {});
+  CHECK(shard.updates() == plan.updates_per_epoch);
+  CHECK(shard.group_end(3) - shard.group_end(2) == 1);
+  CHECK(shard.group_samples(0) == 32);
+  CHECK(shard.group_samples(3) == 4);  // the 13th holds the last 4
   CHECK(plan.weight_decay == Approx(5e-4 * 32 / 64));
 }
 

@@ -9,6 +9,9 @@
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "data/synth_output.h"
+#include "dist/local_launcher.h"
+#include "dist/process_group.h"
+#include "dist/rank_environment.h"
 #include "engine/resume.h"
 #include "engine/smoke.h"
 #include "engine/trainer.h"
@@ -53,39 +56,66 @@ int run_train(const CommonOptions& options) {
     resume = prepare_resume(settings, options.overrides);
     settings = resume->settings;
     settings.pretrained.clear();  // the checkpoint's weights replace any starting point
-    configure_runtime(settings);
     folder = resume->run_folder;
   }
+  // Started by torchrun (or our launcher): one rank of a job. Asked for several processes
+  // without one: become the launcher of this machine's ranks.
+  const std::optional<RankEnvironment> rank = rank_environment();
+  if (!rank && launches_ranks(settings)) return launch_local_ranks(settings);
+  std::unique_ptr<Collective> process_group;
+  if (rank) {
+    process_group = join_process_group(*rank, settings.dist_backend, resolve_device(settings.device, rank->layout),
+                                       std::chrono::seconds(settings.dist_timeout));
+  }
+  Collective& collective = process_group ? *process_group : single_process();
+  const WorldLayout& world = collective.layout();
+  configure_runtime(settings, world);
+  // Only rank 0 writes the run folder and prints progress; the others log warnings and errors.
+  if (!world.is_main()) spdlog::set_level(spdlog::level::warn);
+
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
-  if (!resume) {
+  if (!resume && world.is_main()) {
     folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
     std::ofstream args(folder / "args.yaml");
     args << to_yaml(settings);
     if (!args) throw UserError("cannot write " + (folder / "args.yaml").string());
   }
-  Trainer trainer(settings, *task, folder);
+  Trainer trainer(settings, *task, world.is_main() ? folder : std::filesystem::path(), collective);
   if (resume) trainer.resume_from(resume->checkpoint);
   install_stop_signals();
-  trainer.set_stop_check(stop_requested);
-  const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
-  ConsoleProgress progress(ConsoleProgress::detect_style(options.quiet));
-  ResultsCsv csv(folder / "results.csv", keep_epochs);
-  ResultsPlot plot(folder / "results.png", resume ? folder / "results.csv" : std::filesystem::path());
-  trainer.add_observer(progress);
-  if (settings.plots) trainer.add_observer(plot);  // reads the old rows before the CSV rewrites them
-  trainer.add_observer(csv);
+  trainer.set_stop_check(stop_signal);
+  std::unique_ptr<ConsoleProgress> progress;
+  std::unique_ptr<ResultsCsv> csv;
+  std::unique_ptr<ResultsPlot> plot;
+  if (world.is_main()) {
+    const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
+    progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(options.quiet));
+    csv = std::make_unique<ResultsCsv>(folder / "results.csv", keep_epochs);
+    const std::filesystem::path old_rows = resume ? folder / "results.csv" : std::filesystem::path();
+    plot = std::make_unique<ResultsPlot>(folder / "results.png", old_rows);
+    trainer.add_observer(*progress);
+    if (settings.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
+    trainer.add_observer(*csv);
+  }
   TrainingSummary summary;
   try {
     summary = trainer.fit();
   } catch (const TrainingInterrupted& interrupted) {
-    std::fprintf(stderr, "\ninterrupted: saved %s; continue with: trainer train resume=%s\n",
-                 interrupted.checkpoint().string().c_str(), interrupted.checkpoint().string().c_str());
-    return 128 + stop_signal();
+    if (world.is_main()) {
+      std::fprintf(stderr, "\ninterrupted: saved %s; continue with: trainer train resume=%s\n",
+                   interrupted.checkpoint().string().c_str(), interrupted.checkpoint().string().c_str());
+    }
+    return 128 + interrupted.signal_number();
   }
+  if (!world.is_main()) return 0;
   std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
               static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
               folder.string().c_str());
+  if (collective.distributed()) {
+    std::printf("distributed: %lld ranks; gradients all-reduced %lld times in this run (once per update)\n",
+                static_cast<long long>(world.world_size), static_cast<long long>(summary.gradient_all_reduces));
+  }
   std::printf("final validation (epoch %lld):\n", static_cast<long long>(summary.epochs_run));
   print_metrics(summary.last_metrics);
   std::printf("best fitness %.4f at epoch %lld: %s\n", summary.best_fitness, static_cast<long long>(summary.best_epoch),
@@ -142,7 +172,7 @@ int run_plan(const CommonOptions& options) {
   Settings settings = settings_of(options);
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
-  const TrainingPlan plan = plan_for(settings, *task);
+  const TrainingPlan plan = plan_for(settings, *task, planned_world(settings));
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   print_rows(plan_rows(plan));
   return 0;

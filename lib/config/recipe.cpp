@@ -94,6 +94,10 @@ void validate(const Settings& settings) {
     throw UserError("key 'batch_ratio' has " + std::to_string(settings.batch_ratio.size()) +
                     " value(s) but 'select_data' names " + std::to_string(settings.select_data.size()) + " folder(s)");
   }
+  if (settings.node_rank >= settings.nnodes) {
+    throw UserError("key 'node_rank' must be below nnodes=" + std::to_string(settings.nnodes) + ", got " +
+                    std::to_string(settings.node_rank));
+  }
   if (!settings.bucket_widths.empty() && settings.bucket_widths.back() > settings.img_w) {
     throw UserError("key 'buckets' lists width " + std::to_string(settings.bucket_widths.back()) +
                     ", wider than imgW=" + std::to_string(settings.img_w));

@@ -228,7 +228,8 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(enum_key<NormKind>("norm", &Settings::norm,
                                     {{"bn", NormKind::batch},
                                      {"gn", NormKind::group},
-                                     {"frozen_bn", NormKind::frozen_batch}}));
+                                     {"frozen_bn", NormKind::frozen_batch},
+                                     {"syncbn", NormKind::sync_batch}}));
 
   keys.push_back(int_key("epochs", &Settings::epochs, 1));
   keys.push_back(int_key("batch", &Settings::batch, 1));
@@ -249,6 +250,17 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(int_key("threads", &Settings::threads, 0, 1024));
   keys.push_back(int_key("seed", &Settings::seed, 0));
   keys.push_back(bool_key("deterministic", &Settings::deterministic));
+
+  keys.push_back(int_key("nproc", &Settings::nproc, 0, 1024));
+  keys.push_back(int_key("nnodes", &Settings::nnodes, 1, 65536));
+  keys.push_back(int_key("node_rank", &Settings::node_rank, 0, 65535));
+  keys.push_back(string_key("master_addr", &Settings::master_addr, true));
+  keys.push_back(int_key("master_port", &Settings::master_port, 0, 65535));
+  keys.push_back(enum_key<DistBackend>("dist_backend", &Settings::dist_backend,
+                                       {{"auto", DistBackend::automatic},
+                                        {"gloo", DistBackend::gloo},
+                                        {"nccl", DistBackend::nccl}}));
+  keys.push_back(int_key("dist_timeout", &Settings::dist_timeout, 1, 86400));
 
   keys.push_back(enum_key<OptimizerKind>("optimizer", &Settings::optimizer,
                                          {{"auto", OptimizerKind::automatic},

@@ -57,6 +57,16 @@ const char* to_string(NormKind value) {
     case NormKind::batch: return "bn";
     case NormKind::group: return "gn";
     case NormKind::frozen_batch: return "frozen_bn";
+    case NormKind::sync_batch: return "syncbn";
+  }
+  return "?";
+}
+
+const char* to_string(DistBackend value) {
+  switch (value) {
+    case DistBackend::automatic: return "auto";
+    case DistBackend::gloo: return "gloo";
+    case DistBackend::nccl: return "nccl";
   }
   return "?";
 }

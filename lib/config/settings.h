@@ -14,8 +14,9 @@ enum class OptimizerKind { automatic, sgd, adamw };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };
-enum class NormKind { batch, group, frozen_batch };
+enum class NormKind { batch, group, frozen_batch, sync_batch };
 enum class LrScaleRule { none, linear, sqrt, factor };
+enum class DistBackend { automatic, gloo, nccl };
 
 struct Settings {
   // --- what to train
@@ -23,7 +24,7 @@ struct Settings {
   std::string model = "resnet18";            ///< resnet18 | resnet34 | resnet50 | crnn | yolov8n/s/m/l/x
   std::string data = "fashion-mnist";        ///< fashion-mnist, an ImageFolder root, an OCR root (train/, val/) or a data.yaml
   std::string pretrained;                    ///< weights file to start from ("" = random init)
-  NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn
+  NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn | syncbn
 
   // --- batch geometry
   int64_t epochs = 10;                       ///< >= 1
@@ -45,6 +46,17 @@ struct Settings {
   int64_t threads = 0;                       ///< intra-op CPU threads; 0 = all cores
   int64_t seed = 0;                          ///< seeds weights, data order and augmentation
   bool deterministic = true;                 ///< deterministic algorithms where available
+
+  // --- distributed data-parallel training (R17); `batch` is per rank. Under torchrun (or any
+  // launcher that sets RANK, WORLD_SIZE, …) the environment gives the layout and these launch keys
+  // are ignored.
+  int64_t nproc = 1;                         ///< ranks this command starts on this machine; 0 or 1 = single process
+  int64_t nnodes = 1;                        ///< machines, each running the same command with its node_rank
+  int64_t node_rank = 0;                     ///< this machine's index, [0, nnodes)
+  std::string master_addr;                   ///< rank 0's machine; "" = $MASTER_ADDR, else 127.0.0.1
+  int64_t master_port = 0;                   ///< its store port; 0 = $MASTER_PORT, else a free port (one machine)
+  DistBackend dist_backend = DistBackend::automatic;  ///< auto (nccl on CUDA, gloo on CPU) | gloo | nccl
+  int64_t dist_timeout = 600;                ///< seconds the rendezvous or a collective waits for a peer
 
   // --- optimisation
   OptimizerKind optimizer = OptimizerKind::automatic;  ///< sgd | adamw | auto
@@ -128,6 +140,7 @@ const char* to_string(SchedulerKind value);
 const char* to_string(AmpMode value);
 const char* to_string(CompileMode value);
 const char* to_string(NormKind value);
+const char* to_string(DistBackend value);
 std::string lr_scale_text(const Settings& settings);
 
 }  // namespace trainer

@@ -42,6 +42,14 @@ std::vector<std::vector<size_t>> make_batches(const std::vector<size_t>& order, 
   return batches;
 }
 
+std::vector<std::vector<size_t>> shard_batches(const std::vector<std::vector<size_t>>& batches, const Shard& shard) {
+  std::vector<std::vector<size_t>> share;
+  for (size_t i = static_cast<size_t>(shard.rank); i < batches.size(); i += static_cast<size_t>(shard.count)) {
+    share.push_back(batches[i]);
+  }
+  return share;
+}
+
 int64_t samples_in(const std::vector<std::vector<size_t>>& batches, int64_t first, int64_t count) {
   int64_t samples = 0;
   for (int64_t i = first; i < first + count; ++i) samples += static_cast<int64_t>(batches.at(static_cast<size_t>(i)).size());

@@ -18,6 +18,13 @@ std::vector<size_t> epoch_order(const std::vector<size_t>& indices, uint64_t see
 std::vector<std::vector<size_t>> make_batches(const std::vector<size_t>& order, int64_t batch,
                                               bool drop_last);
 
+// One process's share of an evaluation that several ranks split: batches rank, rank + count, …
+struct Shard {
+  int64_t rank = 0;
+  int64_t count = 1;
+};
+std::vector<std::vector<size_t>> shard_batches(const std::vector<std::vector<size_t>>& batches, const Shard& shard);
+
 // Samples in batches[first, first + count): what one accumulation group normalises by.
 int64_t samples_in(const std::vector<std::vector<size_t>>& batches, int64_t first, int64_t count);
 

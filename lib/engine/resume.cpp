@@ -37,9 +37,12 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
 }  // namespace
 
 const std::vector<std::string>& resumable_keys() {
-  static const std::vector<std::string> keys{"epochs",        "workers",  "prefetch", "device", "threads",
-                                             "save_period",   "save_interval", "patience", "val", "plots",
-                                             "resume",        "resume_force",  "project",  "name", "exist_ok"};
+  // The launch keys too: a checkpoint resumes with any world size (docs/training.md says what is exact).
+  static const std::vector<std::string> keys{
+      "epochs",  "workers",     "prefetch",  "device",      "threads",      "save_period", "save_interval",
+      "patience", "val",        "plots",     "resume",      "resume_force", "project",     "name",
+      "exist_ok", "nproc",      "nnodes",    "node_rank",   "master_addr",  "master_port", "dist_backend",
+      "dist_timeout"};
   return keys;
 }
 

@@ -1,13 +1,26 @@
 #include "engine/step_executor.h"
 
+#include "dist/module_sync.h"
 #include "engine/autocast.h"
 #include "engine/grad_clip.h"
 
 namespace trainer {
 
+std::vector<double> StepStats::mean_losses() const {
+  std::vector<double> means;
+  for (double sum : loss_sums) means.push_back(sum / static_cast<double>(std::max<int64_t>(samples, 1)));
+  return means;
+}
+
 StepExecutor::StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema,
-                           StepConfig config)
-    : task_(task), optimizer_(optimizer), scaler_(scaler), ema_(ema), config_(config) {
+                           StepConfig config, Collective& collective)
+    : task_(task),
+      optimizer_(optimizer),
+      scaler_(scaler),
+      ema_(ema),
+      config_(config),
+      collective_(collective),
+      gradient_reducer_(collective) {
   for (const auto& parameter : task_.model().parameters()) {
     if (parameter.requires_grad()) parameters_.push_back(parameter);
   }
@@ -17,16 +30,16 @@ StepExecutor::StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& sc
   skipped_sum_ = torch::zeros({}, options);
 }
 
-void StepExecutor::micro_step(const Batch& batch, int64_t group_samples) {
+void StepExecutor::micro_step(const Batch& batch, int64_t group_samples, bool padding) {
   torch::Tensor normalised;
   {
     AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
     LossOutput output = task_.loss(batch);
-    loss_sums_ += output.parts.to(torch::kFloat);
-    normalised = output.total / task_.loss_divisor(group_samples);
+    if (!padding) loss_sums_ += output.parts.to(torch::kFloat);
+    normalised = padding ? output.total * 0.0 : output.total / task_.loss_divisor(group_samples);
   }
   scaler_.scale(normalised).backward();
-  samples_ += batch.size;
+  if (!padding) samples_ += batch.size;
 }
 
 void StepExecutor::update() {
@@ -35,6 +48,8 @@ void StepExecutor::update() {
   for (const auto& parameter : parameters_) {
     if (parameter.grad().defined()) grads.push_back(parameter.grad());
   }
+  // Summed, not averaged: each rank divided its losses by the samples of all ranks' group.
+  gradient_reducer_.all_reduce(grads);
   // The grads are read twice per update, the least that clipping allows (the norm must be
   // known before any grad is used): first for their norm, which also gives the finite check
   // and, divided by the scale, the unscaled pre-clip norm; then by the optimizer, which
@@ -49,6 +64,7 @@ void StepExecutor::update() {
   optimizer_.step(found_inf, factors.multiplier, /*zero_grads=*/true);
   scaler_.update(found_inf);
   skipped_sum_ += found_inf;
+  broadcast_buffers(task_.model(), collective_);
   if (ema_) ema_->update(task_.model());
   ++updates_;
 }
@@ -56,8 +72,7 @@ void StepExecutor::update() {
 StepStats StepExecutor::read_stats() {
   StepStats stats;
   const torch::Tensor losses = loss_sums_.to(torch::kCPU, torch::kDouble);
-  const double samples = static_cast<double>(std::max<int64_t>(samples_, 1));
-  for (int64_t i = 0; i < losses.numel(); ++i) stats.losses.push_back(losses[i].item<double>() / samples);
+  stats.loss_sums.assign(losses.data_ptr<double>(), losses.data_ptr<double>() + losses.numel());
   stats.grad_norm = grad_norm_sum_.item<double>() / static_cast<double>(std::max<int64_t>(updates_, 1));
   stats.skipped_updates = static_cast<int64_t>(skipped_sum_.item<double>());
   stats.loss_scale = scaler_.scale_value().item<double>();

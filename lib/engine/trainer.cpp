@@ -6,6 +6,9 @@
 
 #include "config/recipe.h"
 #include "data/sampler.h"
+#include "dist/epoch_shard.h"
+#include "dist/module_sync.h"
+#include "dist/sync_batch_norm.h"
 #include "engine/fused_optimizer.h"
 #include "engine/loss_scaler.h"
 #include "engine/model_ema.h"
@@ -53,8 +56,8 @@ struct EpochTotals {
   int64_t skipped = 0;
 
   void add(const StepStats& stats) {
-    if (loss_sums.empty()) loss_sums.assign(stats.losses.size(), 0.0);
-    for (size_t i = 0; i < stats.losses.size(); ++i) loss_sums[i] += stats.losses[i] * static_cast<double>(stats.samples);
+    if (loss_sums.empty()) loss_sums.assign(stats.loss_sums.size(), 0.0);
+    for (size_t i = 0; i < stats.loss_sums.size(); ++i) loss_sums[i] += stats.loss_sums[i];
     grad_norm_sum += stats.grad_norm * static_cast<double>(stats.updates);
     samples += stats.samples;
     updates += stats.updates;
@@ -71,7 +74,8 @@ struct EpochTotals {
 // bit for bit.
 struct LoopState {
   int64_t epoch = 0;        // current epoch, 0-based (= completed epochs)
-  int64_t micro_batch = 0;  // micro-batches done in this epoch
+  int64_t micro_batch = 0;  // micro-batches this rank has done in the epoch's shard
+  int64_t anchor = 0;       // where the epoch's shard starts (dist/epoch_shard.h)
   int64_t updates = 0;      // optimizer updates so far
   double best_fitness = -1;
   int64_t best_epoch = 0;
@@ -81,9 +85,11 @@ struct LoopState {
 
 torch::Tensor scalar(double value) { return torch::scalar_tensor(value, torch::kDouble); }
 
-NamedTensors progress_tensors(const LoopState& state) {
+NamedTensors progress_tensors(const LoopState& state, int64_t world_size) {
   const EpochTotals& t = state.totals;
-  return {{"best_epoch", scalar(static_cast<double>(state.best_epoch))},
+  return {{"world_size", scalar(static_cast<double>(world_size))},
+          {"epoch_anchor", scalar(static_cast<double>(state.anchor))},
+          {"best_epoch", scalar(static_cast<double>(state.best_epoch))},
           {"stale_epochs", scalar(static_cast<double>(state.stale_epochs))},
           {"epoch_samples", scalar(static_cast<double>(t.samples))},
           {"epoch_updates", scalar(static_cast<double>(t.updates))},
@@ -92,16 +98,26 @@ NamedTensors progress_tensors(const LoopState& state) {
           {"epoch_loss_sums", torch::tensor(t.loss_sums, torch::kDouble)}};
 }
 
-LoopState restore_loop_state(const Checkpoint& checkpoint) {
+// `world` continues where the checkpoint's run stopped, whatever its world size was.
+LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& world) {
   const auto progress = to_map(checkpoint.progress);
   const auto value = [&](const std::string& key) {
     const auto found = progress.find(key);
     if (found == progress.end()) throw UserError("checkpoint progress has no '" + key + "'; cannot resume");
     return found->second;
   };
+  // Checkpoints from before distributed training are one-process runs.
+  const auto value_or = [&](const std::string& key, double fallback) {
+    const auto found = progress.find(key);
+    return found == progress.end() ? fallback : found->second.item<double>();
+  };
   LoopState state;
   state.epoch = checkpoint.epoch;
-  state.micro_batch = checkpoint.micro_batch;
+  const ShardStart start = resume_start(checkpoint.micro_batch, static_cast<int64_t>(value_or("epoch_anchor", 0)),
+                                        static_cast<int64_t>(value_or("world_size", 1)), world.world_size,
+                                        !checkpoint.grads.empty());
+  state.anchor = start.anchor;
+  state.micro_batch = start.slot;
   state.updates = checkpoint.updates;
   state.best_fitness = checkpoint.best_fitness;
   state.best_epoch = static_cast<int64_t>(value("best_epoch").item<double>());
@@ -153,35 +169,51 @@ void restore_gradients(torch::nn::Module& model, const NamedTensors& grads) {
   }
 }
 
+// Loss sums and sample counts are each rank's own; everything else read back derives from the
+// all-reduced gradients and is the same on every rank.
+void sum_over_ranks(StepStats& stats, Collective& collective) {
+  std::vector<double> values = stats.loss_sums;
+  values.push_back(static_cast<double>(stats.samples));
+  values = collective.all_reduce(values, Reduction::sum);
+  stats.samples = static_cast<int64_t>(values.back());
+  values.pop_back();
+  stats.loss_sums = values;
+}
+
 }  // namespace
 
-void configure_runtime(const Settings& settings) {
-  at::set_num_threads(static_cast<int>(resolve_threads(settings.threads)));
+void configure_runtime(const Settings& settings, const WorldLayout& world) {
+  at::set_num_threads(static_cast<int>(resolve_threads(settings.threads, world)));
   at::globalContext().setDeterministicCuDNN(settings.deterministic);
   at::globalContext().setBenchmarkCuDNN(!settings.deterministic);
 }
 
-Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder)
+Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder, Collective& collective)
     : settings_(settings),
       task_(task),
       run_folder_(std::move(run_folder)),
-      plan_(plan_for(settings, task)) {}
+      collective_(collective),
+      plan_(plan_for(settings, task, collective.layout())) {}
 
-TrainingPlan plan_for(const Settings& settings, const Task& task) {
+TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world) {
   const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.seed), 0, settings.batch);
   return make_plan(settings, static_cast<int64_t>(task.train_indices().size()), static_cast<int64_t>(batches.size()),
-                   task.classes());
+                   task.classes(), world);
 }
 
 TrainingSummary Trainer::fit() {
   const auto run_start = Clock::now();
+  const WorldLayout& world = collective_.layout();
   torch::nn::Module& model = task_.model();
   model.to(plan_.device);
   model.train();
+  broadcast_parameters_and_buffers(model, collective_);
+  const SyncBatchNormScope sync_batch_norm(model, collective_);
   if (settings_.norm == NormKind::batch && has_batch_norm(model) && plan_.micro_batch < kSmallBatchNormBatch) {
     spdlog::warn("BatchNorm sees micro-batches of {} samples: its statistics do not accumulate, so batch {} x "
-                 "accumulate {} is not a batch of {}; consider norm=gn or norm=frozen_bn",
-                 plan_.micro_batch, plan_.micro_batch, plan_.accumulate, plan_.effective_batch);
+                 "accumulate {} is not a batch of {}; consider norm=gn or norm=frozen_bn{}",
+                 plan_.micro_batch, plan_.micro_batch, plan_.accumulate, plan_.effective_batch,
+                 plan_.world_size > 1 ? ", or norm=syncbn (statistics over all ranks' micro-batches)" : "");
   }
   if (plan_.compile != CompileMode::none) {
     spdlog::warn("compile={} is recorded, but this build runs the eager executor (graph capture is not "
@@ -208,18 +240,20 @@ TrainingSummary Trainer::fit() {
     scaler.load_state(to_map(resume_->scaler));
     restore_gradients(model, resume_->grads);
     restore_generators(resume_->rng);
-    state = restore_loop_state(*resume_);
-    spdlog::info("resuming at epoch {}, micro-batch {}/{}, update {}", state.epoch + 1, state.micro_batch,
-                 plan_.micro_batches_per_epoch, state.updates);
+    state = restore_loop_state(*resume_, world);
+    spdlog::info("resuming at epoch {}, micro-batch {} of the epoch's {}, update {}", state.epoch + 1,
+                 resume_->micro_batch, plan_.epoch_micro_batches, state.updates);
   }
 
-  StepExecutor executor(task_, optimizer, scaler, ema.get(), {plan_.device, plan_.amp_dtype, settings_.grad_clip});
+  StepExecutor executor(task_, optimizer, scaler, ema.get(), {plan_.device, plan_.amp_dtype, settings_.grad_clip},
+                        collective_);
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
   Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);
   const std::string recipe = to_yaml(settings_);
   const std::filesystem::path last_path = run_folder_.empty() ? std::filesystem::path() : run_folder_ / "weights" / "last.pt";
 
-  // `epoch`/`micro_batch`: the position the checkpoint resumes at.
+  // `epoch`/`micro_batch`: the position the checkpoint resumes at, counted in the epoch's
+  // micro-batches of all ranks, so that any world size can continue it.
   const auto make_checkpoint = [&](int64_t epoch, int64_t micro_batch, bool with_gradients) {
     Checkpoint checkpoint;
     checkpoint.task = task_.name();
@@ -233,7 +267,7 @@ TrainingSummary Trainer::fit() {
     checkpoint.scaler = scaler.state();
     if (with_gradients) checkpoint.grads = accumulated_gradients(model);
     checkpoint.rng = generator_states();
-    checkpoint.progress = progress_tensors(state);
+    checkpoint.progress = progress_tensors(state, plan_.world_size);
     checkpoint.epoch = epoch;
     checkpoint.micro_batch = micro_batch;
     checkpoint.updates = state.updates;
@@ -242,7 +276,8 @@ TrainingSummary Trainer::fit() {
     return checkpoint;
   };
   const auto fold_statistics = [&](int64_t epoch, int64_t update, Clock::time_point epoch_start, double lr) {
-    const StepStats stats = executor.read_stats();
+    StepStats stats = executor.read_stats();
+    sum_over_ranks(stats, collective_);
     state.totals.add(stats);
     if (!plan_.loss_scaling && stats.skipped_updates > 0) {
       throw UserError("non-finite loss or gradients in epoch " + std::to_string(epoch + 1) + " (" +
@@ -258,7 +293,7 @@ TrainingSummary Trainer::fit() {
     info.epochs = plan_.epochs;
     info.update = update;
     info.updates_per_epoch = plan_.updates_per_epoch;
-    info.losses = stats.losses;
+    info.losses = stats.mean_losses();
     info.lr = lr;
     info.grad_norm = stats.grad_norm;
     info.elapsed_seconds = seconds_since(epoch_start);
@@ -276,28 +311,32 @@ TrainingSummary Trainer::fit() {
   for (; state.epoch < plan_.epochs; ++state.epoch) {
     const int64_t epoch = state.epoch;
     const auto epoch_start = Clock::now();
-    auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.seed), epoch, plan_.micro_batch);
-    TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.micro_batches_per_epoch,
+    const auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.seed), epoch, plan_.micro_batch);
+    TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.epoch_micro_batches,
                           "the task's batch count changed between epochs");
-    std::vector<int64_t> group_samples;
-    for (int64_t update = 0; update < plan_.updates_per_epoch; ++update) {
-      group_samples.push_back(samples_in(batches, plan_.group_first(update), plan_.group_size(update)));
-    }
-    loader.start_epoch(std::move(batches), epoch, static_cast<size_t>(state.micro_batch));
+    const EpochShard shard(batches, state.anchor, plan_.accumulate, world);
+    loader.start_epoch(shard.rank_batches(), epoch, static_cast<size_t>(state.micro_batch));
     auto last_read = Clock::now();
-    double lr = schedule_at(schedule, state.updates).lr;
+    // The schedule follows an update's place in the plan, not the count of updates done, so a run
+    // resumed with another world size continues the curve where it was.
+    const auto schedule_step = [&](int64_t group) {
+      return epoch * plan_.updates_per_epoch + shard.first_update() + group;
+    };
+    double lr = schedule_at(schedule, schedule_step(shard.group_of(state.micro_batch))).lr;
 
-    while (state.micro_batch < plan_.micro_batches_per_epoch) {
-      const int64_t update = state.micro_batch / plan_.accumulate;
+    while (state.micro_batch < shard.slots()) {
+      const int64_t slot = state.micro_batch;
+      const int64_t group = shard.group_of(slot);
       std::optional<Batch> batch = loader.next();
       TORCH_INTERNAL_ASSERT(batch, "loader ended before the planned micro-batches");
       batch->to(plan_.device);
-      executor.micro_step(*batch, group_samples[static_cast<size_t>(update)]);
+      executor.micro_step(*batch, shard.group_samples(group), shard.is_padding(slot));
       ++state.micro_batch;
 
-      const bool group_done = state.micro_batch == plan_.group_first(update) + plan_.group_size(update);
+      const bool group_done = state.micro_batch == shard.group_end(group);
+      const int64_t updates_in_epoch = shard.first_update() + group + (group_done ? 1 : 0);
       if (group_done) {
-        const ScheduleValues values = schedule_at(schedule, state.updates);
+        const ScheduleValues values = schedule_at(schedule, schedule_step(group));
         optimizer.set_lr(kWeightGroup, values.lr);
         optimizer.set_lr(kNormGroup, values.lr);
         optimizer.set_lr(kBiasGroup, values.bias_lr);
@@ -306,20 +345,33 @@ TrainingSummary Trainer::fit() {
         lr = values.lr;
         executor.update();
         ++state.updates;
-        const bool epoch_done = state.micro_batch == plan_.micro_batches_per_epoch;
-        const bool save_due = !last_path.empty() && settings_.save_interval > 0 && !epoch_done &&
-                              state.updates % settings_.save_interval == 0;
-        if (epoch_done || save_due || seconds_since(last_read) >= kReadBackSeconds) {
-          last_read = Clock::now();
-          fold_statistics(epoch, update + 1, epoch_start, lr);
-        }
-        if (save_due) save_checkpoint(last_path, make_checkpoint(epoch, state.micro_batch, false));
       }
-      if (stop_check_ && stop_check_()) {
-        if (last_path.empty()) throw TrainingInterrupted({});
-        fold_statistics(epoch, update + (group_done ? 1 : 0), epoch_start, lr);
-        save_checkpoint(last_path, make_checkpoint(epoch, state.micro_batch, !group_done));
-        throw TrainingInterrupted(last_path);
+      // Ranks are in step only between updates, so a distributed run stops there, and all ranks
+      // vote on stopping and on reading statistics back (rank 0's clock decides), so that they
+      // take the collectives inside those together.
+      if (!group_done && collective_.distributed()) continue;
+      const bool read_due = group_done && world.is_main() && seconds_since(last_read) >= kReadBackSeconds;
+      const std::vector<double> vote = collective_.all_reduce(
+          {stop_check_ ? static_cast<double>(stop_check_()) : 0.0, read_due ? 1.0 : 0.0}, Reduction::max);
+      const int stop_signal = static_cast<int>(vote[0]);
+      if (group_done) {
+        const bool epoch_done = state.micro_batch == shard.slots();
+        const bool save_due =
+            settings_.save_interval > 0 && !epoch_done && state.updates % settings_.save_interval == 0;
+        if (epoch_done || save_due || vote[1] > 0) {
+          last_read = Clock::now();
+          fold_statistics(epoch, updates_in_epoch, epoch_start, lr);
+        }
+        if (save_due && !last_path.empty()) {
+          save_checkpoint(last_path, make_checkpoint(epoch, shard.position(state.micro_batch), false));
+        }
+      }
+      if (stop_signal != 0) {
+        fold_statistics(epoch, updates_in_epoch, epoch_start, lr);
+        if (!last_path.empty()) {
+          save_checkpoint(last_path, make_checkpoint(epoch, shard.position(state.micro_batch), !group_done));
+        }
+        throw TrainingInterrupted(last_path, stop_signal);
       }
     }
     TORCH_INTERNAL_ASSERT(!loader.next(), "loader has micro-batches beyond the plan");
@@ -336,7 +388,9 @@ TrainingSummary Trainer::fit() {
     if (settings_.val || epoch + 1 == plan_.epochs) {
       for (auto* observer : observers_) observer->on_validation_start(epoch + 1);
       if (ema) ema->swap(model);
-      const Metrics metrics = task_.validate(plan_.device);
+      // Each rank validates its share of the batches; the task combines every rank's partials.
+      const Metrics metrics = task_.metrics(
+          collective_.all_gather(task_.validation_partials(plan_.device, {world.rank, world.world_size})));
       if (ema) ema->swap(model);
       record.metrics = metrics.values;
       record.fitness = metrics.fitness;
@@ -353,6 +407,7 @@ TrainingSummary Trainer::fit() {
 
     // The checkpoint resumes at the start of the next epoch.
     state.micro_batch = 0;
+    state.anchor = 0;
     state.totals = EpochTotals{};
     if (!last_path.empty()) {
       const Checkpoint checkpoint = make_checkpoint(epoch + 1, 0, false);
@@ -377,6 +432,7 @@ TrainingSummary Trainer::fit() {
   summary.best_epoch = state.best_epoch;
   if (!run_folder_.empty() && state.best_epoch > 0) summary.best_weights = run_folder_ / "weights" / "best.pt";
   summary.seconds = seconds_since(run_start);
+  summary.gradient_all_reduces = executor.gradient_reducer().rounds();
   return summary;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/settings.h"
+#include "dist/collective.h"
 #include "engine/training_observer.h"
 #include "engine/training_plan.h"
 #include "io/checkpoint.h"
@@ -24,27 +25,34 @@ struct TrainingSummary {
   std::filesystem::path last_weights;
   std::filesystem::path best_weights;
   double seconds = 0;
+  int64_t gradient_all_reduces = 0;  ///< updates whose gradients were summed over ranks (0 in one process)
 };
 
-// Thrown by fit() when the stop check fired: the run saved a resumable last.pt first.
+// Thrown by fit() when the stop check fired: the run saved a resumable last.pt first (rank 0).
 class TrainingInterrupted : public std::runtime_error {
  public:
-  explicit TrainingInterrupted(std::filesystem::path checkpoint)
-      : std::runtime_error("training interrupted"), checkpoint_(std::move(checkpoint)) {}
+  TrainingInterrupted(std::filesystem::path checkpoint, int signal_number)
+      : std::runtime_error("training interrupted"), checkpoint_(std::move(checkpoint)), signal_(signal_number) {}
   const std::filesystem::path& checkpoint() const { return checkpoint_; }
+  int signal_number() const { return signal_; }  ///< what the stop check returned (on any rank)
 
  private:
   std::filesystem::path checkpoint_;
+  int signal_;
 };
 
 class Trainer {
  public:
-  // run_folder empty: no files written (smoke runs and tests).
-  Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder = {});
+  // run_folder empty: no files written (smoke runs, tests, and every rank but 0). With a
+  // distributed `collective` this process is one rank of a data-parallel job (R17).
+  Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder = {},
+          Collective& collective = single_process());
   void add_observer(TrainingObserver& observer) { observers_.push_back(&observer); }
-  // Polled after every micro-batch; when it returns true the run saves last.pt (with the
-  // gradients of an unfinished accumulation group) and throws TrainingInterrupted.
-  void set_stop_check(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
+  // Returns the signal that asks to stop (any non-zero value), 0 to go on. Polled after every
+  // micro-batch in one process, after every update with several ranks (they must stop together,
+  // so they vote); the run then saves last.pt (with the gradients of an unfinished accumulation
+  // group) and throws TrainingInterrupted.
+  void set_stop_check(std::function<int()> stop_check) { stop_check_ = std::move(stop_check); }
   // Continue exactly where `checkpoint` (written by a run of the same recipe) stopped.
   void resume_from(Checkpoint checkpoint) { resume_ = std::move(checkpoint); }
   const TrainingPlan& plan() const { return plan_; }
@@ -54,16 +62,18 @@ class Trainer {
   Settings settings_;
   Task& task_;
   std::filesystem::path run_folder_;
+  Collective& collective_;
   TrainingPlan plan_;
   std::vector<TrainingObserver*> observers_;
-  std::function<bool()> stop_check_;
+  std::function<int()> stop_check_;
   std::optional<Checkpoint> resume_;
 };
 
 // Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch
-// defaults to 1 here) and determinism.
-void configure_runtime(const Settings& settings);
-// The plan of training `task` with `settings` (what the loop follows and `trainer plan` prints).
-TrainingPlan plan_for(const Settings& settings, const Task& task);
+// defaults to 1 here; threads=0 shares the cores among the machine's ranks) and determinism.
+void configure_runtime(const Settings& settings, const WorldLayout& world = {});
+// The plan of training `task` with `settings` on `world` (what the loop follows and `trainer
+// plan` prints).
+TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world = {});
 
 }  // namespace trainer

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "dist/epoch_shard.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -32,36 +33,44 @@ std::string format_double(double value) {
 
 }  // namespace
 
-c10::Device resolve_device(const std::string& device) {
-  if (device == "auto") return torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
-  if (device == "cpu") return c10::Device(c10::kCPU);
+c10::Device resolve_device(const std::string& device, const WorldLayout& world) {
+  if (device == "cpu" || (device == "auto" && !torch::cuda::is_available())) return c10::Device(c10::kCPU);
   if (!torch::cuda::is_available()) {
     throw UserError("device=" + device + " was asked for, but this build or machine has no CUDA device");
   }
-  const c10::Device resolved(device == "cuda" ? std::string("cuda:0") : device);
+  const bool per_rank = device == "auto" || device == "cuda";
+  if (!per_rank && world.local_world_size > 1) {
+    throw UserError("device=" + device + " would put all " + std::to_string(world.local_world_size) +
+                    " ranks of this machine on one GPU; use device=cuda (rank LOCAL_RANK takes cuda:LOCAL_RANK)");
+  }
+  const c10::Device resolved = per_rank ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank))
+                                        : c10::Device(device);
   if (resolved.index() >= static_cast<int64_t>(torch::cuda::device_count())) {
-    throw UserError("device=" + device + ": only " + std::to_string(torch::cuda::device_count()) +
-                    " CUDA device(s) present");
+    throw UserError("device " + resolved.str() + " (device=" + device + "): only " +
+                    std::to_string(torch::cuda::device_count()) + " CUDA device(s) present");
   }
   return resolved;
 }
 
-int64_t resolve_threads(int64_t threads) {
+int64_t resolve_threads(int64_t threads, const WorldLayout& world) {
   if (threads > 0) return threads;
-  return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+  const auto cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+  return std::max<int64_t>(1, cores / world.local_world_size);
 }
 
-TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t micro_batches_per_epoch,
-                       int64_t classes, int64_t world_size) {
+TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
+                       int64_t classes, const WorldLayout& world) {
   if (train_samples <= 0) throw UserError("the training split of '" + settings.data + "' is empty");
   TrainingPlan plan;
   plan.micro_batch = settings.batch;
-  plan.accumulate = settings.accumulate.value_or(
-      std::max<int64_t>(std::llround(static_cast<double>(settings.nbs) / static_cast<double>(settings.batch)), 1));
-  plan.world_size = world_size;
+  plan.world_size = world.world_size;
+  // auto aims the effective batch, all ranks together, at nbs.
+  plan.accumulate = settings.accumulate.value_or(std::max<int64_t>(
+      std::llround(static_cast<double>(settings.nbs) / static_cast<double>(settings.batch * plan.world_size)), 1));
   plan.effective_batch = plan.micro_batch * plan.accumulate * plan.world_size;
   plan.train_samples = train_samples;
-  plan.micro_batches_per_epoch = micro_batches_per_epoch;
+  plan.epoch_micro_batches = epoch_micro_batches;
+  plan.micro_batches_per_epoch = slots_per_rank(epoch_micro_batches, plan.world_size);
   plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
   plan.epochs = settings.epochs;
   plan.total_updates = plan.updates_per_epoch * plan.epochs;
@@ -83,7 +92,7 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.weight_decay = settings.weight_decay * static_cast<double>(plan.effective_batch) /
                       static_cast<double>(settings.nbs);
 
-  plan.device = resolve_device(settings.device);
+  plan.device = resolve_device(settings.device, world);
   const bool cuda = plan.device.is_cuda();
   switch (settings.amp) {
     case AmpMode::off: break;
@@ -102,14 +111,8 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   }
   plan.loss_scaling = plan.amp_dtype == at::kHalf;
   plan.compile = settings.compile;
-  plan.threads = resolve_threads(settings.threads);
+  plan.threads = resolve_threads(settings.threads, world);
   return plan;
-}
-
-int64_t TrainingPlan::group_first(int64_t update_in_epoch) const { return update_in_epoch * accumulate; }
-
-int64_t TrainingPlan::group_size(int64_t update_in_epoch) const {
-  return std::min(accumulate, micro_batches_per_epoch - group_first(update_in_epoch));
 }
 
 std::string amp_text(const TrainingPlan& plan) {
@@ -123,9 +126,15 @@ std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& p
       {"micro-batch", std::to_string(plan.micro_batch)},
       {"accumulate", std::to_string(plan.accumulate)},
       {"world size", std::to_string(plan.world_size)},
-      {"effective batch", std::to_string(plan.effective_batch)},
+      {"effective batch", std::to_string(plan.effective_batch) +
+                              (plan.world_size > 1 ? " (" + std::to_string(plan.micro_batch) + " x " +
+                                                         std::to_string(plan.accumulate) + " x " +
+                                                         std::to_string(plan.world_size) + " ranks)"
+                                                   : "")},
       {"training samples", std::to_string(plan.train_samples)},
-      {"micro-batches / epoch", std::to_string(plan.micro_batches_per_epoch)},
+      {"micro-batches / epoch",
+       std::to_string(plan.micro_batches_per_epoch) +
+           (plan.world_size > 1 ? " per rank (" + std::to_string(plan.epoch_micro_batches) + " in all)" : "")},
       {"updates / epoch", std::to_string(plan.updates_per_epoch) +
                               (last_group ? " (last group: " + std::to_string(last_group) + " micro-batches)" : "")},
       {"epochs", std::to_string(plan.epochs)},

@@ -11,6 +11,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "config/settings.h"
+#include "dist/collective.h"
 
 namespace trainer {
 
@@ -20,8 +21,9 @@ struct TrainingPlan {
   int64_t world_size = 1;
   int64_t effective_batch = 0;        ///< micro_batch * accumulate * world_size
   int64_t train_samples = 0;          ///< after `fraction`
-  int64_t micro_batches_per_epoch = 0;  ///< the task's batch count (shape buckets may add short ones)
-  int64_t updates_per_epoch = 0;      ///< ceil(micro-batches / accumulate): short last group kept
+  int64_t epoch_micro_batches = 0;    ///< the task's batch count (shape buckets may add short ones), all ranks
+  int64_t micro_batches_per_epoch = 0;  ///< per rank: ceil(epoch_micro_batches / world_size)
+  int64_t updates_per_epoch = 0;      ///< ceil(micro-batches per rank / accumulate): short last group kept
   int64_t epochs = 0;
   int64_t total_updates = 0;
   int64_t warmup_updates = 0;
@@ -33,17 +35,17 @@ struct TrainingPlan {
   CompileMode compile = CompileMode::none;
   c10::Device device = c10::Device(c10::kCPU);
   int64_t threads = 1;
-
-  // Micro-batch indices [first, first + size) of update `update_in_epoch`.
-  int64_t group_first(int64_t update_in_epoch) const;
-  int64_t group_size(int64_t update_in_epoch) const;
 };
 
-c10::Device resolve_device(const std::string& device);
-int64_t resolve_threads(int64_t threads);
+// The device of the recipe's `device` key for this rank: with several ranks on a machine, auto and
+// cuda mean cuda:LOCAL_RANK.
+c10::Device resolve_device(const std::string& device, const WorldLayout& world = {});
+// threads=0 shares the machine's cores among its ranks.
+int64_t resolve_threads(int64_t threads, const WorldLayout& world = {});
 // classes matters for optimizer=auto (Ultralytics' rule picks AdamW for short runs).
-TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t micro_batches_per_epoch,
-                       int64_t classes, int64_t world_size = 1);
+// `epoch_micro_batches` counts the micro-batches of an epoch over all ranks.
+TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
+                       int64_t classes, const WorldLayout& world = {});
 std::string amp_text(const TrainingPlan& plan);
 std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& plan);
 

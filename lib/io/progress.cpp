@@ -30,9 +30,10 @@ void ConsoleProgress::on_start(const TrainingPlan& plan, const std::vector<std::
   loss_names_ = loss_names;
   last_line_ = std::chrono::steady_clock::now();
   if (style_ == Style::quiet) return;
-  std::printf("training: %lld epochs x %lld updates (batch %lld x accumulate %lld = %lld), %s, amp %s\n",
+  const std::string ranks = plan.world_size > 1 ? " x " + std::to_string(plan.world_size) + " ranks" : "";
+  std::printf("training: %lld epochs x %lld updates (batch %lld x accumulate %lld%s = %lld), %s, amp %s\n",
               static_cast<long long>(plan.epochs), static_cast<long long>(plan.updates_per_epoch),
-              static_cast<long long>(plan.micro_batch), static_cast<long long>(plan.accumulate),
+              static_cast<long long>(plan.micro_batch), static_cast<long long>(plan.accumulate), ranks.c_str(),
               static_cast<long long>(plan.effective_batch), plan.device.str().c_str(), amp_text(plan).c_str());
   std::fflush(stdout);
 }

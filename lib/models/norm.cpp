@@ -1,5 +1,7 @@
 #include "models/norm.h"
 
+#include "dist/sync_batch_norm.h"
+
 namespace trainer {
 
 FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(const torch::nn::BatchNormOptions& options)
@@ -45,6 +47,8 @@ torch::nn::AnyModule make_norm2d(NormKind kind, int64_t channels) {
           torch::nn::GroupNorm(torch::nn::GroupNormOptions(group_count(channels), channels)));
     case NormKind::frozen_batch:
       return torch::nn::AnyModule(FrozenBatchNorm2d(channels));
+    case NormKind::sync_batch:
+      return torch::nn::AnyModule(SyncBatchNorm2d(channels));
   }
   TORCH_INTERNAL_ASSERT(false, "unhandled NormKind");
 }

@@ -95,13 +95,13 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   return predictions;
 }
 
-Metrics ClassifyTask::validate(const torch::Device& device) {
+std::vector<double> ClassifyTask::validation_partials(const torch::Device& device, const Shard& shard) {
   const int64_t batch_size = validation_batch(settings_);
   Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), settings_.workers,
                 settings_.prefetch);
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});
-  loader.start_epoch(make_batches(order, batch_size, false), 0);
+  loader.start_epoch(shard_batches(make_batches(order, batch_size, false), shard), 0);
 
   const bool was_training = model_->is_training();
   model_->eval();
@@ -133,13 +133,16 @@ Metrics ClassifyTask::validate(const torch::Device& device) {
     }
   }
   if (was_training) model_->train();
-  const double count = static_cast<double>(std::max<int64_t>(seen, 1));
+  return {loss_sum.item<double>(), static_cast<double>(top1.item<int64_t>()), static_cast<double>(topk.item<int64_t>()),
+          static_cast<double>(seen)};
+}
+
+Metrics ClassifyTask::metrics(const std::vector<std::vector<double>>& partials) const {
+  const std::vector<double> sums = add_up(partials);
+  const double count = std::max(sums.at(3), 1.0);
   Metrics metrics;
-  const double top1_value = top1.item<int64_t>() / count;
-  metrics.values = {{"val/loss", loss_sum.item<double>() / count},
-                    {"top1", top1_value},
-                    {"top5", topk.item<int64_t>() / count}};
-  metrics.fitness = top1_value;
+  metrics.values = {{"val/loss", sums[0] / count}, {"top1", sums[1] / count}, {"top5", sums[2] / count}};
+  metrics.fitness = sums[1] / count;
   return metrics;
 }
 

@@ -24,7 +24,8 @@ class ClassifyTask : public Task {
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
-  Metrics validate(const torch::Device& device) override;
+  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
 
   // "path: class probability …", best first, with the validation preprocessing.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,

@@ -5,6 +5,7 @@
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -166,12 +167,12 @@ std::vector<torch::Tensor> DetectTask::detections(const std::vector<torch::Tenso
   return non_max_suppression(decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy).cpu(), nms);
 }
 
-Metrics DetectTask::validate(const torch::Device& device) {
+std::vector<double> DetectTask::validation_partials(const torch::Device& device, const Shard& shard) {
   // One batch shape for all of validation (R28): twice the training micro-batch, the last padded.
   const int64_t batch_size = settings_.batch * 2;
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});
-  const auto batches = make_batches(order, batch_size, false);
+  const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
   const DetectAugment evaluation = augment(false);
   Loader loader(make_detect_collate(*val_, evaluation, 0), settings_.workers, settings_.prefetch);
   loader.start_epoch(batches, 0);
@@ -203,12 +204,29 @@ Metrics DetectTask::validate(const torch::Device& device) {
   }
   if (was_training) model_->train();
 
-  const DetectionSummary summary = metrics.summarize();
-  const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble) / static_cast<double>(std::max<size_t>(val_->size(), 1));
+  const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
+  std::vector<double> partials{losses[0].item<double>(), losses[1].item<double>(), losses[2].item<double>(), 0.0};
+  for (const auto& indices : batches) partials[3] += static_cast<double>(indices.size());
+  const std::vector<double> records = metrics.to_values();
+  partials.insert(partials.end(), records.begin(), records.end());
+  return partials;
+}
+
+Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) const {
+  constexpr size_t kLossesAndCount = 4;
+  std::array<double, kLossesAndCount> sums{};
+  DetectionMetrics merged;
+  for (const auto& partial : partials) {
+    TORCH_CHECK(partial.size() > kLossesAndCount, "detection validation partials are too short");
+    for (size_t i = 0; i < kLossesAndCount; ++i) sums[i] += partial[i];
+    merged.add_values(std::vector<double>(partial.begin() + kLossesAndCount, partial.end()));
+  }
+  const DetectionSummary summary = merged.summarize();
+  const double images = std::max(sums[3], 1.0);
   Metrics result;
-  result.values = {{"val/box_loss", losses[0].item<double>()},
-                   {"val/cls_loss", losses[1].item<double>()},
-                   {"val/dfl_loss", losses[2].item<double>()},
+  result.values = {{"val/box_loss", sums[0] / images},
+                   {"val/cls_loss", sums[1] / images},
+                   {"val/dfl_loss", sums[2] / images},
                    {"precision", summary.precision},
                    {"recall", summary.recall},
                    {"mAP50", summary.map50},

@@ -31,7 +31,9 @@ class DetectTask : public Task {
   double loss_divisor(int64_t) const override { return 1.0; }
   std::vector<std::string> metric_names() const override;
   // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Per-class AP goes to Metrics::details.
-  Metrics validate(const torch::Device& device) override;
+  // Partials: the three loss sums, the image count, then DetectionMetrics::to_values().
+  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
   // Detections per image, in the image's own pixels; annotated copies and predictions.json are
   // written to <project>/detect/predict[N]/.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,

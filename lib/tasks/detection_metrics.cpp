@@ -1,5 +1,6 @@
 #include "tasks/detection_metrics.h"
 
+#include <cstdint>
 #include <numeric>
 
 #include "tasks/box_ops.h"
@@ -139,6 +140,34 @@ void DetectionMetrics::add_image(const torch::Tensor& detections, const torch::T
     }
   }
   detections_.insert(detections_.end(), scored.begin(), scored.end());
+}
+
+// Layout: class count G, G × (class, ground truth boxes), then per detection (confidence, class,
+// the correct flags as a bit mask); every value is an integer or a confidence, exact in a double.
+std::vector<double> DetectionMetrics::to_values() const {
+  std::vector<double> values{static_cast<double>(gt_counts_.size())};
+  for (const auto& [label, count] : gt_counts_) values.insert(values.end(), {static_cast<double>(label), static_cast<double>(count)});
+  for (const Detection& detection : detections_) {
+    uint32_t mask = 0;
+    for (size_t t = 0; t < detection.correct.size(); ++t) mask |= detection.correct[t] ? 1U << t : 0U;
+    values.insert(values.end(), {detection.confidence, static_cast<double>(detection.label), static_cast<double>(mask)});
+  }
+  return values;
+}
+
+void DetectionMetrics::add_values(const std::vector<double>& values) {
+  TORCH_CHECK(!values.empty(), "detection metric values are empty");
+  const auto classes = static_cast<size_t>(values[0]);
+  const size_t detections_start = 1 + 2 * classes;
+  TORCH_CHECK(values.size() >= detections_start && (values.size() - detections_start) % 3 == 0,
+              "detection metric values have a wrong length: ", values.size());
+  for (size_t i = 1; i < detections_start; i += 2) gt_counts_[static_cast<int64_t>(values[i])] += static_cast<int64_t>(values[i + 1]);
+  for (size_t i = detections_start; i < values.size(); i += 3) {
+    Detection detection{values[i], static_cast<int64_t>(values[i + 1]), {}};
+    const auto mask = static_cast<uint32_t>(values[i + 2]);
+    for (size_t t = 0; t < detection.correct.size(); ++t) detection.correct[t] = (mask >> t) & 1U;
+    detections_.push_back(detection);
+  }
 }
 
 DetectionSummary DetectionMetrics::summarize() const {

@@ -40,6 +40,11 @@ class DetectionMetrics {
 
   DetectionSummary summarize() const;
 
+  // The state as numbers, so a distributed validation can gather its ranks' records, and the
+  // merge of such numbers from another DetectionMetrics.
+  std::vector<double> to_values() const;
+  void add_values(const std::vector<double>& values);
+
  private:
   struct Detection {
     double confidence;

@@ -143,12 +143,12 @@ LossOutput OcrTask::loss(const Batch& batch) {
   return {total, total.detach().reshape({1})};
 }
 
-Metrics OcrTask::validate(const torch::Device& device) {
+std::vector<double> OcrTask::validation_partials(const torch::Device& device, const Shard& shard) {
   // One fixed batch size for every validation batch (R28): twice the training micro-batch.
   const int64_t batch_size = settings_.batch * 2;
   std::vector<size_t> all(val_->size());
   std::iota(all.begin(), all.end(), size_t{0});
-  const auto batches = bucket_batches_in_order(all, val_buckets_, batch_size);
+  const auto batches = shard_batches(bucket_batches_in_order(all, val_buckets_, batch_size), shard);
   Loader loader(make_text_line_collate(*val_, *charset_, shape_), settings_.workers, settings_.prefetch);
   loader.start_epoch(batches, 0);
 
@@ -178,8 +178,17 @@ Metrics OcrTask::validate(const torch::Device& device) {
   }
   if (was_training) model_->train();
   spdlog::info("val samples: {}", fmt::join(shown, ", "));
+  std::vector<double> sums{loss_sum.item<double>()};
+  const std::vector<double> totals = scores.totals();
+  sums.insert(sums.end(), totals.begin(), totals.end());
+  return sums;
+}
+
+Metrics OcrTask::metrics(const std::vector<std::vector<double>>& partials) const {
+  const std::vector<double> sums = add_up(partials);
+  const TextScores scores(std::vector<double>(sums.begin() + 1, sums.end()));
   Metrics metrics;
-  metrics.values = {{"val/ctc", loss_sum.item<double>() / static_cast<double>(std::max<int64_t>(scores.samples(), 1))},
+  metrics.values = {{"val/ctc", sums.at(0) / static_cast<double>(std::max<int64_t>(scores.samples(), 1))},
                     {"accuracy", scores.accuracy()},
                     {"norm_ED", scores.norm_ed()},
                     {"CER", scores.cer()}};

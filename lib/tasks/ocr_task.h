@@ -28,7 +28,8 @@ class OcrTask : public Task {
   std::vector<std::string> loss_names() const override { return {"ctc"}; }
   LossOutput loss(const Batch& batch) override;
   std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
-  Metrics validate(const torch::Device& device) override;
+  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
   void pin_derived_settings(Settings& settings) const override;
   // "path: text (confidence)" per image.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,

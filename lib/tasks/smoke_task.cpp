@@ -32,7 +32,11 @@ SmokeTask::SmokeTask(int64_t train_samples, uint64_t seed) {
 Batch SmokeTask::batch_of(const std::vector<size_t>& indices) const {
   std::vector<int64_t> rows(indices.begin(), indices.end());
   const torch::Tensor index = torch::tensor(rows, torch::kLong);
-  return {images_.index_select(0, index), labels_.index_select(0, index), static_cast<int64_t>(rows.size())};
+  Batch batch;
+  batch.input = images_.index_select(0, index);
+  batch.target = labels_.index_select(0, index);
+  batch.size = static_cast<int64_t>(rows.size());
+  return batch;
 }
 
 Loader::Collate SmokeTask::train_collate(uint64_t) const {
@@ -46,11 +50,21 @@ LossOutput SmokeTask::loss(const Batch& batch) {
   return {total, total.detach().reshape({1})};
 }
 
-Metrics SmokeTask::validate(const torch::Device& device) {
+std::vector<double> SmokeTask::validation_partials(const torch::Device& device, const Shard& shard) {
   c10::InferenceMode inference;
-  const torch::Tensor predicted = model_->forward(val_images_.to(device)).argmax(1).cpu();
-  const double accuracy = predicted.eq(val_labels_).to(torch::kDouble).mean().item<double>();
-  return {{{"accuracy", accuracy}}, accuracy};
+  const torch::Tensor rows = torch::arange(shard.rank, kValidationSamples, shard.count);
+  const torch::Tensor predicted = model_->forward(val_images_.index_select(0, rows).to(device)).argmax(1).cpu();
+  const double correct = predicted.eq(val_labels_.index_select(0, rows)).sum().item<double>();
+  return {correct, static_cast<double>(rows.numel())};
+}
+
+Metrics SmokeTask::metrics(const std::vector<std::vector<double>>& partials) const {
+  const std::vector<double> sums = add_up(partials);
+  const double accuracy = sums.at(0) / std::max(sums.at(1), 1.0);
+  Metrics metrics;
+  metrics.values = {{"accuracy", accuracy}};
+  metrics.fitness = accuracy;
+  return metrics;
 }
 
 }  // namespace trainer

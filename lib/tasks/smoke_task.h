@@ -28,7 +28,8 @@ class SmokeTask : public Task {
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
   std::vector<std::string> metric_names() const override { return {"accuracy"}; }
-  Metrics validate(const torch::Device& device) override;
+  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
 
   // The samples with the given indices as one batch (CPU).
   Batch batch_of(const std::vector<size_t>& indices) const;

@@ -5,6 +5,16 @@
 
 namespace trainer {
 
+std::vector<double> add_up(const std::vector<std::vector<double>>& partials) {
+  std::vector<double> sums;
+  for (const auto& partial : partials) {
+    if (sums.empty()) sums.assign(partial.size(), 0.0);
+    TORCH_CHECK(partial.size() == sums.size(), "validation partials of different layouts");
+    for (size_t i = 0; i < partial.size(); ++i) sums[i] += partial[i];
+  }
+  return sums;
+}
+
 std::vector<std::vector<size_t>> Task::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
   return make_batches(epoch_order(train_indices(), seed, epoch, true), batch, false);
 }

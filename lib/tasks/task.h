@@ -11,6 +11,7 @@
 #include "config/settings.h"
 #include "data/batch.h"
 #include "data/loader.h"
+#include "data/sampler.h"
 
 namespace trainer {
 
@@ -29,6 +30,9 @@ struct Metrics {
   double fitness = 0;  ///< larger is better; picks best.pt and drives patience
   std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
 };
+
+// Element-wise sum of partial results that are sums (counts, loss totals) of equal layout.
+std::vector<double> add_up(const std::vector<std::vector<double>>& partials);
 
 class Task {
  public:
@@ -53,8 +57,14 @@ class Task {
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
   virtual std::vector<std::string> metric_names() const = 0;
-  // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode.
-  virtual Metrics validate(const torch::Device& device) = 0;
+  // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode on this
+  // shard of the validation batches. Returns the shard's partial results (their layout is the
+  // task's): a distributed run splits validation among its ranks and gathers every rank's.
+  virtual std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) = 0;
+  // The metrics of the partial results of all shards.
+  virtual Metrics metrics(const std::vector<std::vector<double>>& partials) const = 0;
+  // The whole validation split in this process.
+  Metrics validate(const torch::Device& device) { return metrics({validation_partials(device, {})}); }
   // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
   // so the recipe saved with the weights rebuilds the same model without the training data.
   virtual void pin_derived_settings(Settings& settings) const {}

@@ -1,10 +1,26 @@
 #include "tasks/text_metrics.h"
 
+#include <c10/util/Exception.h>
+
 #include <algorithm>
 
 #include "util/text.h"
 
 namespace trainer {
+
+TextScores::TextScores(const std::vector<double>& totals) {
+  TORCH_INTERNAL_ASSERT(totals.size() == 5, "TextScores totals have 5 entries, got ", totals.size());
+  samples_ = static_cast<int64_t>(totals[0]);
+  exact_ = static_cast<int64_t>(totals[1]);
+  norm_ed_sum_ = totals[2];
+  edits_ = static_cast<int64_t>(totals[3]);
+  truth_characters_ = static_cast<int64_t>(totals[4]);
+}
+
+std::vector<double> TextScores::totals() const {
+  return {static_cast<double>(samples_), static_cast<double>(exact_), norm_ed_sum_, static_cast<double>(edits_),
+          static_cast<double>(truth_characters_)};
+}
 
 void TextScores::add(const std::u32string& prediction, const std::u32string& truth) {
   ++samples_;

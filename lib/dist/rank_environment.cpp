@@ -1,0 +1,68 @@
+#include "dist/rank_environment.h"
+
+#include <cstdlib>
+
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+std::optional<std::string> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return std::nullopt;
+  return std::string(value);
+}
+
+int64_t integer_variable(const char* name, std::optional<int64_t> fallback) {
+  const std::optional<std::string> text = variable(name);
+  if (!text) {
+    if (fallback) return *fallback;
+    throw UserError(std::string("environment variable ") + name + " is not set; a distributed rank needs RANK, "
+                    "WORLD_SIZE, MASTER_ADDR and MASTER_PORT (torchrun sets them all)");
+  }
+  char* end = nullptr;
+  const long long value = std::strtoll(text->c_str(), &end, 10);
+  if (text->empty() || *end != '\0' || value < 0) {
+    throw UserError(std::string("environment variable ") + name + "='" + *text + "' is not a non-negative integer");
+  }
+  return value;
+}
+
+void check_below(const char* name, int64_t value, const char* limit_name, int64_t limit) {
+  if (value >= limit) {
+    throw UserError(std::string("environment variable ") + name + "=" + std::to_string(value) + " must be below " +
+                    limit_name + "=" + std::to_string(limit));
+  }
+}
+
+}  // namespace
+
+std::optional<RankEnvironment> rank_environment() {
+  if (!variable("RANK") && !variable("WORLD_SIZE")) return std::nullopt;
+  RankEnvironment environment;
+  WorldLayout& layout = environment.layout;
+  layout.rank = integer_variable("RANK", std::nullopt);
+  layout.world_size = integer_variable("WORLD_SIZE", std::nullopt);
+  // Without the local variables the job is taken to be on one machine.
+  layout.local_rank = integer_variable("LOCAL_RANK", layout.rank);
+  layout.local_world_size = integer_variable("LOCAL_WORLD_SIZE", layout.world_size);
+  check_below("RANK", layout.rank, "WORLD_SIZE", layout.world_size);
+  check_below("LOCAL_RANK", layout.local_rank, "LOCAL_WORLD_SIZE", layout.local_world_size);
+  environment.master_addr = variable("MASTER_ADDR").value_or("");
+  if (environment.master_addr.empty()) throw UserError("environment variable MASTER_ADDR is not set");
+  environment.master_port = integer_variable("MASTER_PORT", std::nullopt);
+  check_below("MASTER_PORT", environment.master_port, "the port limit", 65536);
+  environment.agent_store = variable("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True";
+  environment.restart_count = integer_variable("TORCHELASTIC_RESTART_COUNT", 0);
+  return environment;
+}
+
+WorldLayout planned_world(const Settings& settings) {
+  if (const auto environment = rank_environment()) return environment->layout;
+  WorldLayout layout;
+  layout.local_world_size = std::max<int64_t>(settings.nproc, 1);
+  layout.world_size = layout.local_world_size * settings.nnodes;
+  return layout;
+}
+
+}  // namespace trainer
