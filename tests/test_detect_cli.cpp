@@ -1,10 +1,10 @@
 // Detection through the real binary: the embedded generator, a tiny YOLOv8n run with Ultralytics'
-// key names, val and predict from its checkpoint, and label errors that name file and line.
+// key names, val and predict from its checkpoint, label errors that name file and line, and a
+// two-rank validation that equals one process's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 #include "test_helpers.h"
 
@@ -12,15 +12,14 @@ using namespace trainer::testing;
 
 namespace {
 
-size_t count_lines(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) count += line.find(needle) != std::string::npos;
-  return count;
-}
-
 const std::string kTinyYolo =
     " task=detect model=yolov8n imgsz=64 batch=4 accumulate=2 workers=1 max_boxes=16 close_mosaic=1 warmup_epochs=0 -q";
+
+// The "  name: value" lines `train` prints for its final validation and `val` prints for a checkpoint.
+std::string metric_line(const std::string& output, const std::string& name) {
+  const size_t at = output.rfind("\n  " + name + ": ");
+  return at == std::string::npos ? "" : output.substr(at + 1, output.find('\n', at + 1) - at - 1);
+}
 
 }  // namespace
 
@@ -85,4 +84,22 @@ TEST_CASE("detection label errors name file and line; strict makes them fatal", 
   const CommandResult wrong_model = run_trainer("train task=detect model=yolov8q data=" + dir.file("shapes/data.yaml"));
   CHECK(wrong_model.exit_code == 2);
   CHECK(wrong_model.output.find("yolov8n") != std::string::npos);
+}
+
+TEST_CASE("two ranks validate detection as one process validates the whole split", "[detect][dist][cli]") {
+  TempDir dir("detect-dist");
+  // 11 validation images in batches of 8 (twice batch=4): rank 0 validates 8 of them, rank 1 the 3 left.
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 16 --val 11 --imgsz 64 --max-objects 3")
+              .exit_code == 0);
+  const CommandResult trained = run_trainer("train data=" + dir.file("shapes/data.yaml") +
+                                            " epochs=1 nproc=2 threads=1 project=" + dir.file("runs") + " name=two" + kTinyYolo);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const CommandResult val = run_trainer("val --weights " + (dir / "runs" / "detect" / "two" / "weights" / "last.pt").string() + " threads=1");
+  INFO(val.output);
+  REQUIRE(val.exit_code == 0);
+  for (const std::string name : {"val/box_loss", "precision", "recall", "mAP50", "mAP50-95"}) {
+    CHECK(!metric_line(val.output, name).empty());
+    CHECK(metric_line(trained.output, name) == metric_line(val.output, name));
+  }
 }

@@ -161,4 +161,11 @@ int64_t parameter_count(const torch::nn::Module& module) {
   return count;
 }
 
+size_t count_lines(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) count += line.find(needle) != std::string::npos;
+  return count;
+}
+
 }  // namespace trainer::testing

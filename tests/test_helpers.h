@@ -114,4 +114,7 @@ double max_relative_difference(const NamedTensors& a, const NamedTensors& b);
 // Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
 int64_t parameter_count(const torch::nn::Module& module);
 
+// How many lines of `text` contain `needle`.
+size_t count_lines(const std::string& text, const std::string& needle);
+
 }  // namespace trainer::testing

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 #include "data/ocr_labels.h"
 #include "test_helpers.h"
@@ -13,13 +12,6 @@
 using namespace trainer::testing;
 
 namespace {
-
-size_t count_lines(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) count += line.find(needle) != std::string::npos;
-  return count;
-}
 
 const std::string kTinyCrnn =
     " task=ocr model=crnn imgH=32 imgW=128 buckets=32 output_channel=32 hidden_size=32 batch=8 accumulate=2"

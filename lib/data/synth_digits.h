@@ -10,7 +10,7 @@ namespace trainer {
 struct SynthDigitsOptions {
   std::filesystem::path out = "data/digits";  ///< gets train/ and val/, each with labels.csv
   std::string source = "/usr/share/doc/opencv-doc/examples/data/digits.png";
-  int64_t train = 30000;   ///< training images
+  int64_t train = 100000;  ///< training images (configs/crnn-digits.yaml reads each twice)
   int64_t val = 2000;      ///< validation images
   int64_t min_length = 3;  ///< digits per string, at least
   int64_t max_length = 6;  ///< digits per string, at most
