@@ -162,3 +162,14 @@ TEST_CASE("list keys reject bad items and mismatched lengths", "[config]") {
   write_text(dir / "r.yaml", "batch: [8, 16]\n");
   CHECK_THAT(error_of((dir / "r.yaml").string(), {}), Catch::Contains("single value"));
 }
+
+TEST_CASE("every shipped recipe in configs/ loads", "[config]") {
+  size_t recipes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TRAINER_SOURCE_DIR "/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    CHECK_NOTHROW(load_settings(entry.path().string(), {}));
+    ++recipes;
+  }
+  CHECK(recipes >= 4);
+}
