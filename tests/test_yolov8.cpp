@@ -1,13 +1,17 @@
 // Our YOLOv8 must be Ultralytics' model key for key: same parameter counts (Ultralytics' published
 // numbers), same state-dict size ("Transferred 355/355 items" for yolov8n), names and shapes, so
 // its checkpoints can be mapped onto ours. No Ultralytics package exists here, so the keys are
-// checked against the layer table of cfg/models/v8/yolov8.yaml worked out by hand.
+// checked against the layer table of cfg/models/v8/yolov8.yaml worked out by hand, and the
+// outputs against scripts/python/yolov8_fixture.py, YOLOv8n written in Python from Ultralytics'
+// module definitions and saved as Ultralytics users export it.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <map>
 
+#include "io/pretrained.h"
 #include "io/state_dict.h"
+#include "io/tensor_archive.h"
 #include "models/yolo_blocks.h"
 #include "models/yolov8.h"
 #include "test_helpers.h"
@@ -21,6 +25,11 @@ std::map<std::string, std::vector<int64_t>> shapes(const torch::nn::Module& modu
   std::map<std::string, std::vector<int64_t>> out;
   for (const auto& [name, tensor] : state_dict(module)) out[name] = tensor.sizes().vec();
   return out;
+}
+
+std::string ultralytics_file(const std::string& name) {
+  static const testing::PythonOutput fixture("yolov8_fixture.py");
+  return fixture.file(name);
 }
 
 }  // namespace
@@ -179,4 +188,23 @@ TEST_CASE("make_yolov8 rejects unknown names with a suggestion", "[detect]") {
   CHECK_THROWS_AS(make_yolov8("yolov9n", 3, 80), UserError);
   CHECK_THROWS_WITH(make_yolov8("yolov8q", 3, 80), Catch::Contains("yolov8"));
   CHECK_THROWS_AS(make_yolov8("yolov8n", 3, 0), UserError);
+}
+
+TEST_CASE("an Ultralytics state dict export loads with pretrained= and gives Ultralytics' outputs", "[detect]") {
+  YOLOv8 model = make_yolov8("yolov8n", 3, 5);
+  const std::string exported = ultralytics_file("yolov8n_sd.pt");
+  CHECK(read_pretrained(exported).tensors.size() == state_dict(*model).size());
+  load_pretrained(*model, exported);
+  model->eval();
+  const c10::impl::GenericDict reference = read_archive(ultralytics_file("yolov8n.pt")).toGenericDict();
+  const c10::List<c10::IValue> expected = reference.at("outputs").toList();
+  torch::NoGradGuard no_grad;
+  const std::vector<torch::Tensor> outputs = model->forward(reference.at("input").toTensor());
+  REQUIRE(outputs.size() == expected.size());
+  for (size_t level = 0; level < outputs.size(); ++level) {
+    INFO("level " << level);
+    const torch::Tensor want = expected.get(level).toTensor();
+    CHECK(outputs[level].sizes() == want.sizes());
+    CHECK(torch::allclose(outputs[level], want, 1e-4, 1e-4));
+  }
 }
