@@ -115,12 +115,7 @@ std::vector<double> ClassifyTask::validation_partials(const torch::Device& devic
     c10::InferenceMode inference;
     while (auto batch = loader.next()) {
       const int64_t n = batch->size;
-      torch::Tensor input = batch->input;
-      if (n < batch_size) {
-        // Pad to the fixed validation shape; the padding rows are dropped below.
-        input = torch::cat({input, torch::zeros({batch_size - n, input.size(1), input.size(2), input.size(3)},
-                                                input.options())});
-      }
+      const torch::Tensor input = padded_rows(batch->input, batch_size);
       const torch::Tensor logits = model_->forward(input.to(device, true)).narrow(0, 0, n).to(torch::kFloat);
       const torch::Tensor target = batch->target.to(device, true);
       loss_sum += torch::nn::functional::cross_entropy(

@@ -58,14 +58,6 @@ DetectDataOptions data_options(const Settings& settings, int64_t classes) {
   return options;
 }
 
-// Pads the first dimension to `rows` with zeros (inputs) or padding rows (targets, class -1).
-torch::Tensor padded_rows(const torch::Tensor& tensor, int64_t rows, double fill) {
-  if (tensor.size(0) == rows) return tensor;
-  std::vector<int64_t> shape = tensor.sizes().vec();
-  shape[0] = rows - tensor.size(0);
-  return torch::cat({tensor, torch::full(shape, fill, tensor.options())});
-}
-
 // Ground truth of one image in its own pixels: xyxy [M, 4] and classes [M].
 std::pair<torch::Tensor, torch::Tensor> ground_truth(const DetectDataset& data, size_t index) {
   const std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), data.original_size(index));
@@ -188,7 +180,7 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
       TORCH_INTERNAL_ASSERT(batch, "validation loader ended early");
       const int64_t n = batch->size;
       batch->to(device);
-      std::vector<torch::Tensor> levels = model_->forward(padded_rows(batch->input, batch_size, 0.0));
+      std::vector<torch::Tensor> levels = model_->forward(padded_rows(batch->input, batch_size));
       for (auto& level : levels) level = level.narrow(0, 0, n);
       loss_sums += (*loss_)(levels, batch->target).parts.to(torch::kFloat);
       const std::vector<torch::Tensor> found = detections(levels, settings_.conf.value_or(kValidationConfidence));

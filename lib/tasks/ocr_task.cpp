@@ -63,15 +63,6 @@ std::u32string charset_characters(const Settings& settings) {
 
 std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) + "'"; }
 
-// Pads a validation batch to the fixed batch size with blank rows (R28); the extra rows are dropped
-// from the output before any loss or metric.
-torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows) {
-  if (input.size(0) == rows) return input;
-  std::vector<int64_t> shape = input.sizes().vec();
-  shape[0] = rows - input.size(0);
-  return torch::cat({input, torch::zeros(shape, input.options())});
-}
-
 }  // namespace
 
 OcrTask::OcrTask(const Settings& settings, bool with_train_split) : settings_(settings) {

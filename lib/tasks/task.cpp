@@ -5,6 +5,13 @@
 
 namespace trainer {
 
+torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows) {
+  if (input.size(0) == rows) return input;
+  std::vector<int64_t> shape = input.sizes().vec();
+  shape[0] = rows - input.size(0);
+  return torch::cat({input, torch::zeros(shape, input.options())});
+}
+
 std::vector<double> add_up(const std::vector<std::vector<double>>& partials) {
   std::vector<double> sums;
   for (const auto& partial : partials) {

@@ -31,6 +31,10 @@ struct Metrics {
   std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
 };
 
+// Pads a validation batch to the fixed validation batch size with zero rows (R28: one input shape);
+// the extra rows are dropped from the output before any loss or metric.
+torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows);
+
 // Element-wise sum of partial results that are sums (counts, loss totals) of equal layout.
 std::vector<double> add_up(const std::vector<std::vector<double>>& partials);
 
