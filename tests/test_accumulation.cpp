@@ -6,7 +6,7 @@
 #include "config/recipe.h"
 #include "engine/grad_clip.h"
 #include "engine/param_groups.h"
-#include "engine/step_executor.h"
+#include "engine/eager_executor.h"
 #include "engine/trainer.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"
@@ -93,7 +93,9 @@ TEST_CASE("an update matches unscale_, clip, step and zero_grad run as separate 
   FusedOptimizer reference_optimizer(make_param_groups(reference.model(), 0.01, 0.05), options);
   LossScaler scaler(true, torch::kCPU);
   LossScaler reference_scaler(true, torch::kCPU);
-  StepExecutor executor(task, optimizer, scaler, nullptr, {torch::kCPU, std::nullopt, kClip});
+  StepConfig config;
+  config.grad_clip = kClip;
+  EagerExecutor executor(task, optimizer, scaler, nullptr, config);
 
   double norm_sum = 0;
   for (int update = 0; update < 4; ++update) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "data/ocr_labels.h"
+#include "io/results_csv.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;
@@ -55,6 +56,16 @@ TEST_CASE("a tiny CRNN trains on digits, validates and reads images through the 
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"ctc", "accuracy", "norm_ED", "CER"}) CHECK(results.find(column) != std::string::npos);
   CHECK(std::count(results.begin(), results.end(), '\n') == 3);  // header and one row per epoch
+  // R2: width buckets bound the shapes a graph executor captures: 4 widths up to imgW 128, each
+  // with at most one short last batch per epoch.
+  const trainer::ResultsTable table = trainer::read_results(run / "results.csv");
+  const auto column = std::find(table.header.begin(), table.header.end(), "input_shapes");
+  REQUIRE(column != table.header.end());
+  const double shapes = table.rows.back().at(static_cast<size_t>(column - table.header.begin()));
+  CHECK(shapes >= 2);
+  CHECK(shapes <= 8);
+  CHECK_THAT(trained.output, Catch::Contains("execution: eager; " + std::to_string(static_cast<int>(shapes)) +
+                                             " input shape(s), 0 graph capture(s)"));
 
   const CommandResult val = run_trainer("val --weights " + (run / "weights" / "last.pt").string());
   INFO(val.output);

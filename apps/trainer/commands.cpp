@@ -12,6 +12,7 @@
 #include "dist/local_launcher.h"
 #include "dist/process_group.h"
 #include "dist/rank_environment.h"
+#include "engine/mode_comparison.h"
 #include "engine/resume.h"
 #include "engine/smoke.h"
 #include "engine/trainer.h"
@@ -43,6 +44,28 @@ void print_rows(const std::vector<std::pair<std::string, std::string>>& rows) {
 
 void print_metrics(const std::vector<std::pair<std::string, double>>& metrics) {
   for (const auto& [name, value] : metrics) std::printf("  %s: %.4f\n", name.c_str(), value);
+}
+
+// One process, this rank's micro-batch: what each rank of a job would see.
+void print_mode_comparison(Task& task, const Settings& settings, const TrainingPlan& plan, int64_t updates) {
+  task.model().to(plan.device);
+  task.model().train();
+  std::printf("\n# compile modes: 1 warm-up + %lld timed updates of %lld x %lld samples each, on %s\n",
+              static_cast<long long>(updates), static_cast<long long>(plan.micro_batch),
+              static_cast<long long>(plan.accumulate), plan.device.str().c_str());
+  const ModeComparison comparison = compare_compile_modes(task, settings, plan, updates);
+  std::printf("  %-16s %-44s %12s %10s %9s %10s  %s\n", "mode", "configuration", "first upd s", "s/update",
+              "img/s", "peak MB", "note");
+  for (const ModeProbe& probe : comparison.modes) {
+    const ProbeMeasurement& m = probe.measurement;
+    std::printf("  %-16s %-44s %12.3f %10.4f %9.1f %10.1f  %s\n", to_string(probe.mode), m.config.describe().c_str(),
+                m.first_update_seconds, m.seconds_per_update, m.images_per_second, m.peak_memory_mb, probe.note.c_str());
+  }
+  if (!comparison.recommended) {
+    std::printf("recommendation: none of them: %s\n", comparison.reason.c_str());
+    return;
+  }
+  std::printf("recommendation: compile=%s (%s)\n", to_string(*comparison.recommended), comparison.reason.c_str());
 }
 
 }  // namespace
@@ -112,6 +135,12 @@ int run_train(const CommonOptions& options) {
   std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
               static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
               folder.string().c_str());
+  std::printf("execution: %s; %lld input shape(s), %lld graph capture(s)%s\n", summary.execution.executor.c_str(),
+              static_cast<long long>(summary.execution.input_shapes),
+              static_cast<long long>(summary.execution.graph_captures),
+              summary.execution.eager_shapes > 0
+                  ? fmt::format(", {} shape(s) eager past compile_cache_limit", summary.execution.eager_shapes).c_str()
+                  : "");
   if (collective.distributed()) {
     std::printf("distributed: %lld ranks; gradients all-reduced %lld times in this run (once per update)\n",
                 static_cast<long long>(world.world_size), static_cast<long long>(summary.gradient_all_reduces));
@@ -168,13 +197,14 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   return 0;
 }
 
-int run_plan(const CommonOptions& options) {
+int run_plan(const CommonOptions& options, int64_t probe_updates) {
   Settings settings = settings_of(options);
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
   const TrainingPlan plan = plan_for(settings, *task, planned_world(settings));
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   print_rows(plan_rows(plan));
+  if (probe_updates > 0) print_mode_comparison(*task, settings, plan, probe_updates);
   return 0;
 }
 

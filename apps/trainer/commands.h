@@ -22,7 +22,8 @@ int run_train(const CommonOptions& options);
 int run_val(const CommonOptions& options, const std::string& weights);
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
                 int64_t top_k, int digits);
-int run_plan(const CommonOptions& options);
+// probe_updates > 0: also compare the compile modes over that many timed updates each.
+int run_plan(const CommonOptions& options, int64_t probe_updates);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
 int run_export(const std::string& weights, const ExportOptions& options);

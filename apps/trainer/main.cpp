@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
   predict->add_option("-s,--source", sources, "image files or folders")->required();
   predict->add_option("-k,--top", top_k, "classes shown per image (classification)")->check(CLI::PositiveNumber);
   int digits = 3;
+  int64_t probe_updates = 0;
+  plan->add_option("--probe", probe_updates,
+                   "also time N updates (after one warm-up) in each compile mode and print step time and peak memory")
+      ->expected(0, 1)
+      ->default_str("5")
+      ->check(CLI::PositiveNumber);
   predict->add_option("--digits", digits, "decimals of the probabilities or confidences shown")->check(CLI::Range(1, 9));
 
   // No recipe: everything export needs is in the checkpoint.
@@ -120,7 +126,7 @@ int main(int argc, char** argv) {
     if (train->parsed()) return trainer::app::run_train(options);
     if (val->parsed()) return trainer::app::run_val(options, weights);
     if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k, digits);
-    if (plan->parsed()) return trainer::app::run_plan(options);
+    if (plan->parsed()) return trainer::app::run_plan(options, plan->count("--probe") == 0 ? 0 : probe_updates > 0 ? probe_updates : 5);
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);
     if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);

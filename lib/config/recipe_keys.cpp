@@ -321,6 +321,8 @@ std::vector<RecipeKey> build_table() {
                                         {"true", CompileMode::standard},
                                         {"false", CompileMode::none}},
                                        true));
+  keys.push_back(string_key("compile_cache_dir", &Settings::compile_cache_dir, true));
+  keys.push_back(int_key("compile_cache_limit", &Settings::compile_cache_limit, 1, 1000000));
 
   keys.push_back(int_key("imgH", &Settings::img_h, 32, 4096));
   keys.push_back(int_key("imgW", &Settings::img_w, 8, 100000));

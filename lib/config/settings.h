@@ -78,6 +78,8 @@ struct Settings {
   double ema_decay = 0.9999;                 ///< EMA decay after its ramp, [0, 1)
   double ema_tau = 2000;                     ///< EMA ramp length in updates, > 0
   CompileMode compile = CompileMode::none;   ///< none | default | reduce-overhead | max-autotune
+  std::string compile_cache_dir;             ///< max-autotune decisions; "" = <project>/compile-cache (R3, R29)
+  int64_t compile_cache_limit = 8;           ///< captured input shapes kept; past it new shapes run eager (R2)
 
   // --- text recognition (task=ocr): EasyOCR's key names and meanings
   int64_t img_h = 64;                        ///< key imgH: input height, >= 32 (the CRNN halves it 4 times, then a 2x2 conv)

@@ -138,6 +138,11 @@ FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOpt
       }
       group.states.push_back(std::move(state));
     }
+    const auto scalar_options = torch::TensorOptions()
+                                    .dtype(torch::kFloat64)
+                                    .device(spec.params.empty() ? torch::Device(torch::kCPU) : spec.params[0].device());
+    group.lr_value = torch::full({}, spec.lr, scalar_options);
+    group.momentum_value = torch::full({}, group.momentum, scalar_options);
     group.spec = std::move(spec);
     groups_.push_back(std::move(group));
   }
@@ -149,12 +154,18 @@ const std::string& FusedOptimizer::group_name(size_t group) const {
   return groups_.at(group).spec.name;
 }
 
-void FusedOptimizer::set_lr(size_t group, double lr) { groups_.at(group).spec.lr = lr; }
+void FusedOptimizer::set_lr(size_t group, double lr) {
+  groups_.at(group).spec.lr = lr;
+  groups_[group].lr_value.fill_(lr);
+}
 
 double FusedOptimizer::lr(size_t group) const { return groups_.at(group).spec.lr; }
 
 void FusedOptimizer::set_momentum(double momentum) {
-  for (Group& group : groups_) group.momentum = momentum;
+  for (Group& group : groups_) {
+    group.momentum = momentum;
+    group.momentum_value.fill_(momentum);
+  }
 }
 
 void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& grad_scale,
@@ -236,12 +247,12 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
 void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
                                          const torch::Tensor& grad, ParamState& state,
                                          const torch::Tensor& skip) const {
-  const double momentum = group.momentum;
+  const torch::Tensor& momentum = group.momentum_value;
   const torch::Tensor d = grad.add(param, group.spec.weight_decay);
   const torch::Tensor buf = state.momentum_buffer.mul(momentum).add_(d);
-  const torch::Tensor direction = options_.nesterov ? d.add(buf, momentum) : buf;
+  const torch::Tensor direction = options_.nesterov ? d + buf * momentum : buf;
   commit(state.momentum_buffer, buf, skip);
-  commit(param, param.add(direction, -group.spec.lr), skip);
+  commit(param, param - direction * group.lr_value, skip);
 }
 
 void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
@@ -249,7 +260,7 @@ void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tens
                                            const torch::Tensor& skip) const {
   const double beta1 = group.momentum;
   const double beta2 = options_.beta2;
-  const double lr = group.spec.lr;
+  const torch::Tensor& lr = group.lr_value;
   // Counters stay on the device so that a device-side skip needs no sync; the exponent is
   // widened for double parameters so their bias correction is not limited to float precision.
   const torch::Tensor step = skip.defined() ? state.step + skip.logical_not() : state.step + 1;
@@ -318,8 +329,9 @@ void FusedOptimizer::load_state(const std::map<std::string, torch::Tensor>& stat
   torch::NoGradGuard no_grad;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const std::string prefix = "group." + std::to_string(g) + ".";
-    groups_[g].spec.lr = state.at(prefix + "lr").item<double>();
+    set_lr(g, state.at(prefix + "lr").item<double>());
     groups_[g].momentum = state.at(prefix + "momentum").item<double>();
+    groups_[g].momentum_value.fill_(groups_[g].momentum);
     for (size_t i = 0; i < groups_[g].states.size(); ++i) {
       for (const auto& [name, tensor] : named_buffers(groups_[g].states[i])) {
         tensor->copy_(state.at(prefix + "param." + std::to_string(i) + "." + name));

@@ -39,6 +39,7 @@ class FusedOptimizer {
 
   size_t group_count() const;
   const std::string& group_name(size_t group) const;
+  // Both also refill the device-side copies that the tensor ops (and a captured update) read.
   void set_lr(size_t group, double lr);
   double lr(size_t group) const;
   // Applies to every group from the next step on (warmup ramps it).
@@ -75,6 +76,10 @@ class FusedOptimizer {
   struct Group {
     ParamGroup spec;
     double momentum = 0;
+    // spec.lr and momentum as 0-dim float64 on the parameters' device, for the tensor ops: a
+    // captured update reads them there, so a new schedule value needs no new capture.
+    torch::Tensor lr_value;
+    torch::Tensor momentum_value;
     std::vector<ParamState> states;
   };
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/param_groups.h"
-#include "engine/step_executor.h"
+#include "engine/eager_executor.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
@@ -41,7 +41,10 @@ torch::Tensor group_gradient(const Settings& settings, const TrainingPlan& plan,
   options.kind = plan.optimizer;
   FusedOptimizer optimizer(make_param_groups(task.model(), plan.lr, 0.0), options);
   LossScaler scaler(false, plan.device);
-  StepExecutor executor(task, optimizer, scaler, nullptr, {plan.device, plan.amp_dtype, 0.0});
+  StepConfig config;
+  config.device = plan.device;
+  config.amp_dtype = plan.amp_dtype;
+  EagerExecutor executor(task, optimizer, scaler, nullptr, config);
   for (int64_t m = 0; m < micro_batches; ++m) {
     std::vector<size_t> indices;
     for (int64_t i = 0; i < micro_batch; ++i) indices.push_back(static_cast<size_t>(m * micro_batch + i));

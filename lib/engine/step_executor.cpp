@@ -1,8 +1,8 @@
 #include "engine/step_executor.h"
 
-#include "dist/module_sync.h"
-#include "engine/autocast.h"
-#include "engine/grad_clip.h"
+#include "engine/cuda_graph.h"
+#include "engine/eager_executor.h"
+#include "engine/graph_executor.h"
 
 namespace trainer {
 
@@ -12,78 +12,14 @@ std::vector<double> StepStats::mean_losses() const {
   return means;
 }
 
-StepExecutor::StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema,
-                           StepConfig config, Collective& collective)
-    : task_(task),
-      optimizer_(optimizer),
-      scaler_(scaler),
-      ema_(ema),
-      config_(config),
-      collective_(collective),
-      gradient_reducer_(collective) {
-  for (const auto& parameter : task_.model().parameters()) {
-    if (parameter.requires_grad()) parameters_.push_back(parameter);
+std::unique_ptr<StepExecutor> make_step_executor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler,
+                                                 ModelEma* ema, const StepConfig& config, Collective& collective) {
+  // resolve_execution asks for graphs on CUDA devices only, which only CUDA builds have.
+  if (config.execution.graphs && config.device.is_cuda()) {
+    return std::make_unique<GraphExecutor>(task, optimizer, scaler, ema, config, collective,
+                                           cuda_graph_factory(config.device));
   }
-  const auto options = torch::TensorOptions().device(config_.device).dtype(torch::kFloat);
-  loss_sums_ = torch::zeros({static_cast<int64_t>(task_.loss_names().size())}, options);
-  grad_norm_sum_ = torch::zeros({}, options);
-  skipped_sum_ = torch::zeros({}, options);
-}
-
-void StepExecutor::micro_step(const Batch& batch, int64_t group_samples, bool padding) {
-  torch::Tensor normalised;
-  {
-    AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
-    LossOutput output = task_.loss(batch);
-    if (!padding) loss_sums_ += output.parts.to(torch::kFloat);
-    normalised = padding ? output.total * 0.0 : output.total / task_.loss_divisor(group_samples);
-  }
-  scaler_.scale(normalised).backward();
-  if (!padding) samples_ += batch.size;
-}
-
-void StepExecutor::update() {
-  std::vector<torch::Tensor> grads;
-  grads.reserve(parameters_.size());
-  for (const auto& parameter : parameters_) {
-    if (parameter.grad().defined()) grads.push_back(parameter.grad());
-  }
-  // Summed, not averaged: each rank divided its losses by the samples of all ranks' group.
-  gradient_reducer_.all_reduce(grads);
-  // The grads are read twice per update, the least that clipping allows (the norm must be
-  // known before any grad is used): first for their norm, which also gives the finite check
-  // and, divided by the scale, the unscaled pre-clip norm; then by the optimizer, which
-  // multiplies each grad by 1/scale x clip coefficient as it reads it and zeroes it in the same
-  // pass. Unscaling, clipping and zeroing in passes of their own cost as much as the step.
-  const GradFactors factors = grad_factors(grads, scaler_.inv_scale(), config_.grad_clip);
-  const torch::Tensor& found_inf = factors.found_inf;
-  const torch::Tensor grad_norm = factors.norm.to(torch::kFloat);
-  // A skipped update's norm is inf/NaN; it is counted in skipped_sum_ rather than logged.
-  grad_norm_sum_ += torch::where(found_inf > 0, torch::zeros_like(grad_norm), grad_norm);
-  // A skipped step still zeroes the grads, so the next group starts from zero.
-  optimizer_.step(found_inf, factors.multiplier, /*zero_grads=*/true);
-  scaler_.update(found_inf);
-  skipped_sum_ += found_inf;
-  broadcast_buffers(task_.model(), collective_);
-  if (ema_) ema_->update(task_.model());
-  ++updates_;
-}
-
-StepStats StepExecutor::read_stats() {
-  StepStats stats;
-  const torch::Tensor losses = loss_sums_.to(torch::kCPU, torch::kDouble);
-  stats.loss_sums.assign(losses.data_ptr<double>(), losses.data_ptr<double>() + losses.numel());
-  stats.grad_norm = grad_norm_sum_.item<double>() / static_cast<double>(std::max<int64_t>(updates_, 1));
-  stats.skipped_updates = static_cast<int64_t>(skipped_sum_.item<double>());
-  stats.loss_scale = scaler_.scale_value().item<double>();
-  stats.samples = samples_;
-  stats.updates = updates_;
-  loss_sums_.zero_();
-  grad_norm_sum_.zero_();
-  skipped_sum_.zero_();
-  samples_ = 0;
-  updates_ = 0;
-  return stats;
+  return std::make_unique<EagerExecutor>(task, optimizer, scaler, ema, config, collective);
 }
 
 }  // namespace trainer

@@ -1,11 +1,13 @@
-// Runs micro-steps and updates. This eager executor is the reference; a graph-capturing one
-// (compile=reduce-overhead) will implement the same interface, so the loop never branches on it.
+// Runs micro-steps and updates. The training loop talks only to this interface, so it never knows
+// whether the step runs eagerly or replays captured CUDA graphs (compile=reduce-overhead).
 #pragma once
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dist/collective.h"
-#include "dist/gradient_all_reducer.h"
+#include "engine/execution_config.h"
 #include "engine/fused_optimizer.h"
 #include "engine/loss_scaler.h"
 #include "engine/model_ema.h"
@@ -17,6 +19,8 @@ struct StepConfig {
   torch::Device device = torch::Device(torch::kCPU);
   std::optional<at::ScalarType> amp_dtype;
   double grad_clip = 0;
+  ExecutionConfig execution;    ///< resolved compile mode
+  int64_t capture_limit = 8;    ///< graphs kept per run (compile_cache_limit)
 };
 
 // Host copies of the device-side sums since the last read-back.
@@ -31,42 +35,37 @@ struct StepStats {
   std::vector<double> mean_losses() const;  ///< per-sample mean of each loss part
 };
 
+// How the steps ran, for the run's results (R2: captures over a whole run should be few).
+struct ExecutionReport {
+  std::string executor;        ///< "eager", or which part runs as CUDA graphs
+  int64_t input_shapes = 0;    ///< distinct micro-batch shapes met
+  int64_t graph_captures = 0;  ///< graphs captured (one per shape up to compile_cache_limit)
+  int64_t eager_shapes = 0;    ///< shapes that ran eagerly because the limit was reached
+};
+
 class StepExecutor {
  public:
-  // With several ranks, `collective` sums the gradients in update() (R17).
-  StepExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema, StepConfig config,
-               Collective& collective = single_process());
-
+  virtual ~StepExecutor() = default;
   // Forward and loss under autocast, loss / task.loss_divisor(group_samples) * scale, backward into the
   // accumulated gradients (R7–R9). `group_samples` counts the group's samples on all ranks.
   // A padding micro-batch (dist/epoch_shard.h) runs with weight 0 and is left out of the
   // statistics. Nothing is read back to the host.
-  void micro_step(const Batch& batch, int64_t group_samples, bool padding = false);
+  virtual void micro_step(const Batch& batch, int64_t group_samples, bool padding = false) = 0;
   // Gradients summed over all ranks (so every rank holds the group's gradient and takes the same
   // step), unscale, finite check, clip once (R10), step or skip, scaler update, rank 0's buffers,
-  // EMA (R11), zero grads; the grads are read only twice (norm, then the optimizer's pass) after
-  // the all-reduce, see update().
-  void update();
+  // EMA (R11), zero grads.
+  virtual void update() = 0;
   // The single host-device synchronisation: copies the running sums and resets them.
-  StepStats read_stats();
-
-  const std::vector<torch::Tensor>& parameters() const { return parameters_; }
-  const GradientAllReducer& gradient_reducer() const { return gradient_reducer_; }
-
- private:
-  Task& task_;
-  FusedOptimizer& optimizer_;
-  LossScaler& scaler_;
-  ModelEma* ema_;
-  StepConfig config_;
-  Collective& collective_;
-  GradientAllReducer gradient_reducer_;
-  std::vector<torch::Tensor> parameters_;
-  torch::Tensor loss_sums_;
-  torch::Tensor grad_norm_sum_;
-  torch::Tensor skipped_sum_;
-  int64_t samples_ = 0;
-  int64_t updates_ = 0;
+  virtual StepStats read_stats() = 0;
+  virtual ExecutionReport report() const = 0;
+  // Updates whose gradients were summed over ranks (0 in one process).
+  virtual int64_t gradient_all_reduces() const = 0;
 };
+
+// The executor `config.execution` asks for: CUDA graphs on a CUDA device when `graphs` is set
+// (in builds with TRAINER_CUDA), the eager executor otherwise.
+std::unique_ptr<StepExecutor> make_step_executor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler,
+                                                 ModelEma* ema, const StepConfig& config,
+                                                 Collective& collective = single_process());
 
 }  // namespace trainer

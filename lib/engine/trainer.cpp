@@ -9,12 +9,12 @@
 #include "dist/epoch_shard.h"
 #include "dist/module_sync.h"
 #include "dist/sync_batch_norm.h"
-#include "engine/fused_optimizer.h"
-#include "engine/loss_scaler.h"
-#include "engine/model_ema.h"
+#include "engine/autotune.h"
+#include "engine/execution_config.h"
 #include "engine/param_groups.h"
 #include "engine/schedule.h"
 #include "engine/step_executor.h"
+#include "engine/training_components.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
 #include "models/resnet.h"
@@ -215,18 +215,26 @@ TrainingSummary Trainer::fit() {
                  plan_.micro_batch, plan_.micro_batch, plan_.accumulate, plan_.effective_batch,
                  plan_.world_size > 1 ? ", or norm=syncbn (statistics over all ranks' micro-batches)" : "");
   }
-  if (plan_.compile != CompileMode::none) {
-    spdlog::warn("compile={} is recorded, but this build runs the eager executor (graph capture is not "
-                 "implemented yet)", to_string(plan_.compile));
+  const ResolvedExecution execution =
+      resolve_execution(plan_.compile, plan_.device, plan_.amp_dtype.has_value(), is_convolutional(model));
+  if (!execution.unavailable.empty()) spdlog::warn("{}", execution.unavailable);
+  ExecutionConfig chosen = execution.candidates.empty()
+                               ? execution.config
+                               : autotune_execution(task_, settings_, plan_, execution.candidates, collective_);
+  if (chosen.graphs && settings_.norm == NormKind::sync_batch && collective_.distributed()) {
+    spdlog::warn("norm=syncbn all-reduces inside the forward pass, which is not captured in CUDA graphs here; "
+                 "the steps run eagerly");
+    chosen.graphs = false;
   }
+  enable_global_switches(chosen);
+  // Before the optimizer allocates its buffers in the parameters' layout.
+  apply_memory_format(model, chosen.channels_last);
+  if (plan_.compile != CompileMode::none) spdlog::info("compile={}: {}", to_string(plan_.compile), chosen.describe());
 
-  FusedOptimizerOptions optimizer_options;
-  optimizer_options.kind = plan_.optimizer;
-  optimizer_options.momentum = settings_.momentum;
-  FusedOptimizer optimizer(make_param_groups(model, plan_.lr, plan_.weight_decay), optimizer_options);
-  LossScaler scaler(plan_.loss_scaling, plan_.device);
-  std::unique_ptr<ModelEma> ema;
-  if (settings_.ema) ema = std::make_unique<ModelEma>(model, settings_.ema_decay, settings_.ema_tau);
+  TrainingComponents components = build_training_components(settings_, plan_, model);
+  FusedOptimizer& optimizer = *components.optimizer;
+  LossScaler& scaler = *components.scaler;
+  const std::unique_ptr<ModelEma>& ema = components.ema;
 
   LoopState state;
   if (resume_) {
@@ -245,8 +253,11 @@ TrainingSummary Trainer::fit() {
                  resume_->micro_batch, plan_.epoch_micro_batches, state.updates);
   }
 
-  StepExecutor executor(task_, optimizer, scaler, ema.get(), {plan_.device, plan_.amp_dtype, settings_.grad_clip},
-                        collective_);
+  // After every weight is in place (R5): a graph executor captures the tensors as they are now.
+  const std::unique_ptr<StepExecutor> executor =
+      make_step_executor(task_, optimizer, scaler, ema.get(),
+                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, chosen, settings_.compile_cache_limit},
+                         collective_);
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
   Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);
   const std::string recipe = to_yaml(settings_);
@@ -276,7 +287,7 @@ TrainingSummary Trainer::fit() {
     return checkpoint;
   };
   const auto fold_statistics = [&](int64_t epoch, int64_t update, Clock::time_point epoch_start, double lr) {
-    StepStats stats = executor.read_stats();
+    StepStats stats = executor->read_stats();
     sum_over_ranks(stats, collective_);
     state.totals.add(stats);
     if (!plan_.loss_scaling && stats.skipped_updates > 0) {
@@ -330,7 +341,7 @@ TrainingSummary Trainer::fit() {
       std::optional<Batch> batch = loader.next();
       TORCH_INTERNAL_ASSERT(batch, "loader ended before the planned micro-batches");
       batch->to(plan_.device);
-      executor.micro_step(*batch, shard.group_samples(group), shard.is_padding(slot));
+      executor->micro_step(*batch, shard.group_samples(group), shard.is_padding(slot));
       ++state.micro_batch;
 
       const bool group_done = state.micro_batch == shard.group_end(group);
@@ -343,7 +354,7 @@ TrainingSummary Trainer::fit() {
         // Ultralytics warms up SGD momentum only; AdamW's beta1 stays fixed.
         if (plan_.optimizer == OptimizerKind::sgd) optimizer.set_momentum(values.momentum);
         lr = values.lr;
-        executor.update();
+        executor->update();
         ++state.updates;
       }
       // Ranks are in step only between updates, so a distributed run stops there, and all ranks
@@ -396,6 +407,9 @@ TrainingSummary Trainer::fit() {
       record.fitness = metrics.fitness;
     }
     record.peak_memory_mb = peak_memory_mb(plan_.device);
+    const ExecutionReport execution_report = executor->report();
+    record.input_shapes = execution_report.input_shapes;
+    record.graph_captures = execution_report.graph_captures;
     record.best = record.fitness > state.best_fitness;
     if (record.best) {
       state.best_fitness = record.fitness;
@@ -432,7 +446,8 @@ TrainingSummary Trainer::fit() {
   summary.best_epoch = state.best_epoch;
   if (!run_folder_.empty() && state.best_epoch > 0) summary.best_weights = run_folder_ / "weights" / "best.pt";
   summary.seconds = seconds_since(run_start);
-  summary.gradient_all_reduces = executor.gradient_reducer().rounds();
+  summary.gradient_all_reduces = executor->gradient_all_reduces();
+  summary.execution = executor->report();
   return summary;
 }
 

@@ -10,6 +10,7 @@
 #include "config/settings.h"
 #include "dist/collective.h"
 #include "engine/training_observer.h"
+#include "engine/step_executor.h"
 #include "engine/training_plan.h"
 #include "io/checkpoint.h"
 #include "tasks/task.h"
@@ -26,6 +27,7 @@ struct TrainingSummary {
   std::filesystem::path best_weights;
   double seconds = 0;
   int64_t gradient_all_reduces = 0;  ///< updates whose gradients were summed over ranks (0 in one process)
+  ExecutionReport execution;         ///< how the steps ran (executor, shapes, graph captures)
 };
 
 // Thrown by fit() when the stop check fired: the run saved a resumable last.pt first (rank 0).

@@ -33,6 +33,8 @@ struct EpochRecord {
   double seconds = 0;             ///< training part of the epoch
   double images_per_second = 0;
   double peak_memory_mb = 0;
+  int64_t input_shapes = 0;       ///< distinct micro-batch shapes met so far in this process (R2)
+  int64_t graph_captures = 0;     ///< CUDA graphs captured so far in this process
   double fitness = 0;
   bool best = false;
 };

@@ -46,7 +46,8 @@ std::vector<std::string> ResultsCsv::columns(const std::vector<std::string>& los
   std::vector<std::string> header{"epoch"};
   for (const auto& name : loss_names) header.push_back("train/" + name);
   header.insert(header.end(), metric_names.begin(), metric_names.end());
-  for (const char* name : {"lr", "grad_norm", "skipped_updates", "seconds", "images_per_second", "peak_memory_mb"}) {
+  for (const char* name : {"lr", "grad_norm", "skipped_updates", "seconds", "images_per_second", "peak_memory_mb",
+                           "input_shapes", "graph_captures"}) {
     header.emplace_back(name);
   }
   return header;
@@ -86,6 +87,8 @@ void ResultsCsv::on_epoch_end(const EpochRecord& record) {
   row.push_back(fmt::format("{:.3f}", record.seconds));
   row.push_back(fmt::format("{:.1f}", record.images_per_second));
   row.push_back(fmt::format("{:.1f}", record.peak_memory_mb));
+  row.push_back(std::to_string(record.input_shapes));
+  row.push_back(std::to_string(record.graph_captures));
   std::ofstream out(path_, std::ios::app);
   if (!out) throw UserError("cannot append to " + path_.string());
   out << join(row, ",") << "\n";

@@ -27,6 +27,9 @@ class OcrTask : public Task {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"ctc"}; }
   LossOutput loss(const Batch& batch) override;
+  // CUDA's CTC loss copies the target lengths to the host.
+  bool loss_capture_safe() const override { return false; }
+  std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
   std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
   std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
   Metrics metrics(const std::vector<std::vector<double>>& partials) const override;

@@ -60,6 +60,13 @@ class Task {
   virtual double loss_divisor(int64_t group_samples) const { return static_cast<double>(group_samples); }
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
+  // Whether loss() can be captured in a CUDA graph with the rest of the step: no host sync, no
+  // data-dependent shapes or branches. A task that says no has its model graphed and its loss
+  // run eagerly.
+  virtual bool loss_capture_safe() const { return true; }
+  // Input dimensions that vary by design (OCR width, R2); a graph is captured per value, so the
+  // task keeps them to a few (buckets). Other dimensions change only in a short last batch.
+  virtual std::vector<int64_t> dynamic_input_dims() const { return {}; }
   virtual std::vector<std::string> metric_names() const = 0;
   // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode on this
   // shard of the validation batches. Returns the shard's partial results (their layout is the

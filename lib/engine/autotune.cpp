@@ -1,0 +1,166 @@
+#include "engine/autotune.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <torch/version.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/shape_registry.h"
+#include "io/json.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/memory.h"
+
+namespace trainer {
+namespace {
+
+// Updates timed per candidate after its warm-up update: enough to see past timer noise, few
+// enough that choosing costs seconds, not minutes (R30: each candidate is logged as it starts).
+constexpr int64_t kTimedUpdates = 3;
+// Candidates come simplest first; a later one must be this much faster to be chosen, so that
+// timer noise does not pick a layout or graphs for nothing.
+constexpr double kRequiredGain = 0.03;
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+Json boolean(bool value) {
+  Json json;
+  json.kind = Json::Kind::boolean;
+  json.boolean = value;
+  return json;
+}
+
+bool member_flag(const Json& object, const char* name) {
+  const Json* member = object.find(name);
+  if (!member || !member->is(Json::Kind::boolean)) throw JsonError(std::string("no boolean '") + name + "'");
+  return member->boolean;
+}
+
+}  // namespace
+
+std::string autotune_key(const Task& task, const Settings& settings, const TrainingPlan& plan,
+                         int64_t parameter_count, c10::IntArrayRef input_shape) {
+  const std::string device = device_name(plan.device) +
+                             (plan.device.is_cpu() ? fmt::format(" x{} threads", plan.threads) : std::string());
+  return fmt::format("task={} model={} classes={} parameters={} input={} accumulate={} amp={} device={} libtorch={}",
+                     task.name(), settings.model, task.classes(), parameter_count, shape_text(input_shape),
+                     plan.accumulate, amp_text(plan), device, TORCH_VERSION);
+}
+
+std::filesystem::path compile_cache_dir(const Settings& settings) {
+  return settings.compile_cache_dir.empty() ? std::filesystem::path(settings.project) / "compile-cache"
+                                            : std::filesystem::path(settings.compile_cache_dir);
+}
+
+std::filesystem::path AutotuneCache::file_for(const std::string& key) const {
+  return folder_ / fmt::format("autotune-{:016x}.json", fnv1a(key));
+}
+
+std::optional<ExecutionConfig> AutotuneCache::find(const std::string& key) const {
+  const std::filesystem::path path = file_for(key);
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const Json json = parse_json(text.str());
+    const Json* stored_key = json.find("key");
+    // A hash collision or a hand-edited file: measure again rather than trust it.
+    if (!stored_key || stored_key->text != key) return std::nullopt;
+    const Json* decision = json.find("decision");
+    if (!decision) throw JsonError("no 'decision'");
+    ExecutionConfig config;
+    config.channels_last = member_flag(*decision, "channels_last");
+    config.graphs = member_flag(*decision, "graphs");
+    config.cudnn_benchmark = member_flag(*decision, "cudnn_benchmark");
+    config.tf32 = member_flag(*decision, "tf32");
+    return config;
+  } catch (const JsonError& error) {
+    spdlog::warn("ignoring the unreadable autotune decision {} ({}); measuring again", path.string(), error.what());
+    return std::nullopt;
+  }
+}
+
+void AutotuneCache::store(const std::string& key, const ExecutionConfig& decision,
+                          const std::vector<ProbeMeasurement>& measurements) const {
+  const auto flags = [](const ExecutionConfig& config) {
+    return Json::object({{"channels_last", boolean(config.channels_last)},
+                         {"graphs", boolean(config.graphs)},
+                         {"cudnn_benchmark", boolean(config.cudnn_benchmark)},
+                         {"tf32", boolean(config.tf32)}});
+  };
+  std::vector<Json> measured;
+  for (const ProbeMeasurement& m : measurements) {
+    measured.push_back(Json::object({{"config", Json::string(m.config.describe())},
+                                     {"first_update_seconds", Json::number(m.first_update_seconds)},
+                                     {"seconds_per_update", Json::number(m.seconds_per_update)},
+                                     {"peak_memory_mb", Json::number(m.peak_memory_mb)}}));
+  }
+  const Json json = Json::object(
+      {{"key", Json::string(key)}, {"decision", flags(decision)}, {"measured", Json::array(std::move(measured))}});
+  const std::filesystem::path path = file_for(key);
+  std::error_code error;
+  std::filesystem::create_directories(folder_, error);
+  if (error) throw UserError("cannot create compile_cache_dir " + folder_.string() + ": " + error.message());
+  replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
+    std::ofstream out(temporary);
+    out << dump_json(json) << "\n";
+    if (!out.flush()) throw UserError("cannot write " + temporary.string());
+  });
+}
+
+ExecutionConfig autotune_execution(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                   const std::vector<ExecutionConfig>& candidates, Collective& collective) {
+  TORCH_CHECK(!candidates.empty(), "max-autotune needs candidates");
+  if (candidates.size() == 1) return candidates.front();
+  const std::vector<Batch> batches = probe_batches(task, settings, plan, plan.accumulate * (kTimedUpdates + 1));
+  int64_t parameter_count = 0;
+  for (const auto& parameter : task.model().parameters()) parameter_count += parameter.numel();
+  const std::string key = autotune_key(task, settings, plan, parameter_count, batches.front().input.sizes());
+  const AutotuneCache cache(compile_cache_dir(settings));
+
+  // Rank 0's cache decides for every rank: -1 = measure, else the candidate's index.
+  double cached_index = -1;
+  if (collective.layout().is_main()) {
+    if (const auto cached = cache.find(key)) {
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (candidates[i] == *cached) cached_index = static_cast<double>(i);
+      }
+    }
+  }
+  cached_index = collective.all_reduce({collective.layout().is_main() ? cached_index : -1e18}, Reduction::max)[0];
+  if (cached_index >= 0) {
+    const ExecutionConfig& decision = candidates[static_cast<size_t>(cached_index)];
+    spdlog::info("max-autotune: reusing the decision in {}: {}", cache.file_for(key).string(), decision.describe());
+    return decision;
+  }
+
+  std::vector<ProbeMeasurement> measurements;
+  size_t fastest = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    spdlog::info("max-autotune: measuring {} of {}: {} ({} updates)", i + 1, candidates.size(),
+                 candidates[i].describe(), kTimedUpdates + 1);
+    measurements.push_back(probe_execution(task, settings, plan, candidates[i], batches, kTimedUpdates));
+    spdlog::info("max-autotune: {}: {:.3f} s/update, first update {:.2f} s", candidates[i].describe(),
+                 measurements.back().seconds_per_update, measurements.back().first_update_seconds);
+    if (measurements.back().seconds_per_update < measurements[fastest].seconds_per_update * (1 - kRequiredGain)) {
+      fastest = i;
+    }
+  }
+  const double chosen = collective.all_reduce(
+      {collective.layout().is_main() ? static_cast<double>(fastest) : -1e18}, Reduction::max)[0];
+  const ExecutionConfig& decision = candidates[static_cast<size_t>(chosen)];
+  if (collective.layout().is_main()) {
+    cache.store(key, decision, measurements);
+    spdlog::info("max-autotune: chose {}; stored in {}", decision.describe(), cache.file_for(key).string());
+  }
+  return decision;
+}
+
+}  // namespace trainer

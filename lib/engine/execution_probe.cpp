@@ -1,0 +1,116 @@
+#include "engine/execution_probe.h"
+
+#include <chrono>
+#include <mutex>
+
+#include "engine/step_executor.h"
+#include "engine/training_components.h"
+#include "util/memory.h"
+
+namespace trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Everything a probe's updates change in the model and the process, kept aside: the tensors are
+// put back with set_data, which restores their layout as well as their values.
+class ModelSnapshot {
+ public:
+  explicit ModelSnapshot(torch::nn::Module& model) : model_(model) {
+    torch::NoGradGuard no_grad;
+    for (const auto& parameter : model.parameters()) {
+      parameters_.push_back(parameter.detach().clone());
+      grads_.push_back(parameter.grad().defined() ? parameter.grad().detach().clone() : torch::Tensor());
+    }
+    for (const auto& buffer : model.buffers()) buffers_.push_back(buffer.detach().clone());
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator_state_ = generator.get_state();
+  }
+
+  ~ModelSnapshot() {
+    torch::NoGradGuard no_grad;
+    const auto parameters = model_.parameters();
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      parameters[i].set_data(parameters_[i]);
+      parameters[i].mutable_grad() = grads_[i];
+    }
+    const auto buffers = model_.buffers();
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].set_data(buffers_[i]);
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(generator_state_);
+  }
+
+ private:
+  torch::nn::Module& model_;
+  std::vector<torch::Tensor> parameters_;
+  std::vector<torch::Tensor> grads_;
+  std::vector<torch::Tensor> buffers_;
+  torch::Tensor generator_state_;
+};
+
+}  // namespace
+
+std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
+                                 int64_t count) {
+  const uint64_t seed = static_cast<uint64_t>(settings.seed);
+  const auto batches = task.epoch_batches(seed, 0, plan.micro_batch);
+  const Loader::Collate collate = task.train_collate(seed);
+  std::vector<Batch> out;
+  for (size_t i = 0; i < batches.size() && static_cast<int64_t>(out.size()) < count; ++i) {
+    out.push_back(collate(batches[i], 0));
+    out.back().to(plan.device);
+  }
+  return out;
+}
+
+ProbeMeasurement probe_execution(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                 const ExecutionConfig& config, const std::vector<Batch>& batches,
+                                 int64_t timed_updates) {
+  TORCH_CHECK(!batches.empty(), "a probe needs at least one batch");
+  torch::nn::Module& model = task.model();
+  const ModelSnapshot snapshot(model);
+  enable_global_switches(config);
+  apply_memory_format(model, config.channels_last);
+  for (const auto& parameter : model.parameters()) {
+    if (parameter.grad().defined()) parameter.mutable_grad() = torch::Tensor();
+  }
+  TrainingComponents components = build_training_components(settings, plan, model);
+  const std::unique_ptr<StepExecutor> executor =
+      make_step_executor(task, *components.optimizer, *components.scaler, components.ema.get(),
+                         {plan.device, plan.amp_dtype, settings.grad_clip, config, settings.compile_cache_limit});
+
+  size_t next = 0;
+  int64_t samples = 0;
+  const auto run_update = [&] {
+    for (int64_t m = 0; m < plan.accumulate; ++m) {
+      const Batch& batch = batches[next++ % batches.size()];
+      executor->micro_step(batch, batch.size * plan.accumulate);
+      samples += batch.size;
+    }
+    executor->update();
+  };
+  ProbeMeasurement measurement;
+  measurement.config = config;
+  reset_peak_memory(plan.device);
+  const auto start = Clock::now();
+  run_update();
+  executor->read_stats();  // waits for the device
+  const auto warm = Clock::now();
+  samples = 0;
+  for (int64_t u = 0; u < timed_updates; ++u) run_update();
+  executor->read_stats();
+  const auto end = Clock::now();
+  measurement.first_update_seconds = std::chrono::duration<double>(warm - start).count();
+  const double timed = std::chrono::duration<double>(end - warm).count();
+  measurement.seconds_per_update = timed / static_cast<double>(std::max<int64_t>(timed_updates, 1));
+  measurement.images_per_second = static_cast<double>(samples) / std::max(timed, 1e-9);
+  measurement.peak_memory_mb = peak_memory_mb(plan.device);
+  const ExecutionReport report = executor->report();
+  measurement.executor = report.executor;
+  measurement.graph_captures = report.graph_captures;
+  return measurement;
+}
+
+}  // namespace trainer

@@ -1,0 +1,36 @@
+// Measures a few real updates of the run's model under one execution configuration and then puts
+// the model back as it was: max-autotune chooses with it (R1) and `trainer plan --probe` prints
+// its figures side by side (R25).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+#include "engine/execution_config.h"
+#include "engine/training_plan.h"
+#include "tasks/task.h"
+
+namespace trainer {
+
+struct ProbeMeasurement {
+  ExecutionConfig config;
+  std::string executor;              ///< what ran the steps ("eager", "CUDA graphs …")
+  double first_update_seconds = 0;   ///< the first update: graph captures and cuDNN's timing happen here
+  double seconds_per_update = 0;     ///< mean over the timed updates after it
+  double images_per_second = 0;      ///< micro-batch samples of the timed updates per second
+  double peak_memory_mb = 0;         ///< device memory on CUDA, the process's resident set on CPU
+  int64_t graph_captures = 0;
+};
+
+// The first micro-batches of epoch 0 as training draws them, on the plan's device.
+std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
+                                 int64_t count);
+
+// One warm-up update and `timed_updates` more, each of plan.accumulate micro-batches taken in turn
+// from `batches`, with fresh optimizer, scaler and EMA, in one process. Afterwards the model's
+// weights, buffers, gradients, memory layout and the CPU generator are exactly as before.
+ProbeMeasurement probe_execution(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                 const ExecutionConfig& config, const std::vector<Batch>& batches,
+                                 int64_t timed_updates);
+
+}  // namespace trainer

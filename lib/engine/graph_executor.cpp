@@ -1,0 +1,96 @@
+#include "engine/graph_executor.h"
+
+#include <spdlog/spdlog.h>
+
+namespace trainer {
+namespace {
+
+// Every shape the captured work depends on: input, targets and their lengths.
+std::vector<int64_t> shape_key(const Batch& batch) {
+  std::vector<int64_t> key;
+  for (const torch::Tensor* tensor : {&batch.input, &batch.target, &batch.target_lengths}) {
+    key.push_back(tensor->defined() ? tensor->dim() : -1);
+    if (tensor->defined()) key.insert(key.end(), tensor->sizes().begin(), tensor->sizes().end());
+  }
+  return key;
+}
+
+Batch static_copy(const Batch& batch) {
+  Batch copy = batch;
+  copy.input = batch.input.clone();
+  copy.target = batch.target.clone();
+  if (batch.target_lengths.defined()) copy.target_lengths = batch.target_lengths.clone();
+  return copy;
+}
+
+void refill(Batch& inputs, const Batch& batch) {
+  inputs.input.copy_(batch.input);
+  inputs.target.copy_(batch.target);
+  if (inputs.target_lengths.defined()) inputs.target_lengths.copy_(batch.target_lengths);
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema,
+                             StepConfig config, Collective& collective, GraphFactory make_graph)
+    : core_(task, optimizer, scaler, ema, config, collective),
+      make_graph_(std::move(make_graph)),
+      whole_step_(task.loss_capture_safe()),
+      shapes_(config.capture_limit, task.dynamic_input_dims()) {}
+
+void GraphExecutor::micro_step(const Batch& batch, int64_t group_samples, bool padding) {
+  core_.prepare_micro_step(group_samples, padding, batch.size);
+  if (!whole_step_) {
+    eager_step_shapes_.insert(batch.input.sizes().vec());
+    core_.micro_step(batch);
+    return;
+  }
+  const ShapeRegistry::Lookup lookup = shapes_.lookup(batch.input.sizes(), shape_key(batch));
+  switch (lookup.action) {
+    case ShapeRegistry::Action::eager:
+      core_.micro_step(batch);
+      return;
+    case ShapeRegistry::Action::capture: {
+      TORCH_INTERNAL_ASSERT(lookup.slot == graphs_.size(), "graph slots are handed out in order");
+      graphs_.push_back(std::make_unique<ShapeGraph>(ShapeGraph{static_copy(batch), make_graph_()}));
+      ShapeGraph& entry = *graphs_.back();
+      // The warm-up is this micro-batch's real work; the capture only records it for later ones.
+      entry.graph->warm_up([&] { core_.micro_step(entry.inputs); });
+      entry.graph->capture([this, &entry] { core_.micro_step(entry.inputs); });
+      return;
+    }
+    case ShapeRegistry::Action::replay: {
+      ShapeGraph& entry = *graphs_[lookup.slot];
+      refill(entry.inputs, batch);
+      entry.graph->replay();
+      return;
+    }
+  }
+}
+
+void GraphExecutor::update() {
+  core_.reduce_gradients();
+  if (update_graph_) {
+    update_graph_->replay();
+  } else {
+    // The parameters and their gradients keep their storage for the whole run, so one update
+    // graph serves every shape.
+    update_graph_ = make_graph_();
+    update_graph_->warm_up([&] { core_.update(); });
+    update_graph_->capture([this] { core_.update(); });
+    spdlog::info("graph capture of the update step (one for the run)");
+  }
+  core_.finish_update();
+}
+
+ExecutionReport GraphExecutor::report() const {
+  ExecutionReport report;
+  report.executor = whole_step_ ? "CUDA graphs (micro-steps and update)"
+                                : "CUDA graphs (update); micro-steps eager: the task's loss is not capture-safe";
+  report.input_shapes = whole_step_ ? shapes_.shapes() : static_cast<int64_t>(eager_step_shapes_.size());
+  report.graph_captures = shapes_.captures() + (update_graph_ ? 1 : 0);
+  report.eager_shapes = shapes_.eager_shapes();
+  return report;
+}
+
+}  // namespace trainer

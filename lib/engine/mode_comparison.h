@@ -1,0 +1,28 @@
+// `trainer plan --probe` (R25): a few real updates in each compile mode, step time and peak
+// memory side by side, and the mode to use.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/execution_probe.h"
+
+namespace trainer {
+
+struct ModeProbe {
+  CompileMode mode = CompileMode::none;
+  ProbeMeasurement measurement;
+  std::string note;  ///< e.g. "same configuration as none on this device", "best of 2 candidates"
+};
+
+struct ModeComparison {
+  std::vector<ModeProbe> modes;  ///< none, default, reduce-overhead, max-autotune
+  std::optional<CompileMode> recommended;  ///< nullopt when no mode fits the device's memory
+  std::string reason;
+};
+
+// The model must be on plan.device. Configurations shared by several modes are measured once.
+ModeComparison compare_compile_modes(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                     int64_t timed_updates);
+
+}  // namespace trainer

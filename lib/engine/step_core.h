@@ -1,0 +1,56 @@
+// The device-side work of micro-steps and updates, shared by the eager and the graph executor.
+// Everything that changes between calls reaches the device as tensors filled beforehand (the
+// loss weights here, the learning rates in the optimizer), and nothing reads the device back,
+// so micro_step() and update() can be captured in a CUDA graph and replayed as they are.
+#pragma once
+#include <vector>
+
+#include "dist/gradient_all_reducer.h"
+#include "engine/step_executor.h"
+
+namespace trainer {
+
+class StepCore {
+ public:
+  StepCore(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema, const StepConfig& config,
+           Collective& collective);
+
+  // Host side of a micro-step, before it runs: the loss weight of its group (1 / the task's
+  // divisor, or 0 for a padding micro-batch) and the sample count.
+  void prepare_micro_step(int64_t group_samples, bool padding, int64_t samples);
+  // Forward and loss under autocast, weighted, scaled, backward into the accumulated grads.
+  void micro_step(const Batch& batch);
+  // Sums the gradients over ranks (R17); not captured (the collective may not be a CUDA one).
+  void reduce_gradients();
+  // Norm, finite check, clip, step or skip, loss-scale update, statistics; zeroes the grads.
+  void update();
+  // After update(), outside any graph: rank 0's buffers to every rank, the EMA (its decay ramp is
+  // a host count), the update count.
+  void finish_update();
+  // Copies the running sums to the host (the one sync) and resets them.
+  StepStats read_stats();
+
+  const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+  const GradientAllReducer& gradient_reducer() const { return gradient_reducer_; }
+  // The input as the configured memory layout wants it.
+  torch::Tensor laid_out(const torch::Tensor& input) const;
+
+ private:
+  Task& task_;
+  FusedOptimizer& optimizer_;
+  LossScaler& scaler_;
+  ModelEma* ema_;
+  StepConfig config_;
+  Collective& collective_;
+  GradientAllReducer gradient_reducer_;
+  std::vector<torch::Tensor> parameters_;
+  torch::Tensor loss_divisor_;  // 0-dim: the task's divisor for the micro-step's group
+  torch::Tensor live_;          // 0-dim: 1, or 0 for a padding micro-batch
+  torch::Tensor loss_sums_;
+  torch::Tensor grad_norm_sum_;
+  torch::Tensor skipped_sum_;
+  int64_t samples_ = 0;
+  int64_t updates_ = 0;
+};
+
+}  // namespace trainer

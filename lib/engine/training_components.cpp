@@ -1,0 +1,20 @@
+#include "engine/training_components.h"
+
+#include "engine/param_groups.h"
+
+namespace trainer {
+
+TrainingComponents build_training_components(const Settings& settings, const TrainingPlan& plan,
+                                             torch::nn::Module& model) {
+  FusedOptimizerOptions optimizer_options;
+  optimizer_options.kind = plan.optimizer;
+  optimizer_options.momentum = settings.momentum;
+  TrainingComponents components;
+  components.optimizer = std::make_unique<FusedOptimizer>(make_param_groups(model, plan.lr, plan.weight_decay),
+                                                          optimizer_options);
+  components.scaler = std::make_unique<LossScaler>(plan.loss_scaling, plan.device);
+  if (settings.ema) components.ema = std::make_unique<ModelEma>(model, settings.ema_decay, settings.ema_tau);
+  return components;
+}
+
+}  // namespace trainer

@@ -1,0 +1,226 @@
+"""Issue 6's benchmark (not a test): the trainer's compile modes against PyTorch's eager mode and
+torch.compile, training the same model with the same micro-batch, accumulation and AMP.
+
+  bench_compile.py run --trainer build-gpu/trainer [--device cuda] [--updates 20]
+      writes synthetic data, then for ResNet50 (bf16, 224 px) and YOLOv8n (fp16, 640 px) at
+      micro-batch 8 x accumulate 4 and 16 x 2 prints one table row per implementation and mode:
+      time to the first update, seconds per update, images/s, peak device memory, and the
+      ratio of images/s to the trainer's own eager mode.
+  bench_compile.py pytorch --model resnet50 --amp bf16 --batch 8 --accumulate 4 --mode eager ...
+      one PyTorch measurement (a process per mode, so compile caches never carry over).
+
+The trainer side is `trainer plan --probe`, which times real updates of the recipe's model and
+data (batches collated before timing). The PyTorch side trains on random tensors of the same
+shapes, with fused AdamW, clipping at 10, GradScaler for fp16. YOLOv8n's loss there is a
+stand-in (the mean square of the raw head outputs): without Ultralytics on the GPU machine it
+does less work per step than the trainer's full v8 loss (assigner, CIoU, DFL), which favours
+PyTorch. Data: random-noise PNGs, an ImageFolder with 2 classes and a YOLO set with 3 classes
+and 1-4 boxes per image."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+MODELS = {"resnet50": ("bf16", 224), "yolov8n": ("fp16", 640)}
+GEOMETRIES = [(8, 4), (16, 2)]
+PYTORCH_MODES = ["eager", "default", "reduce-overhead"]
+TRAINER_MODES = ["none", "default", "reduce-overhead"]
+
+
+def write_png(path, side, generator):
+    import torchvision
+    image = torch.randint(0, 256, (3, side, side), dtype=torch.uint8, generator=generator)
+    torchvision.io.write_png(image, path)
+
+
+def write_data(root, images=32):
+    generator = torch.Generator().manual_seed(0)
+    for split in ("train", "val"):
+        for name in ("a", "b"):
+            folder = os.path.join(root, "classify", split, name)
+            os.makedirs(folder, exist_ok=True)
+            for i in range(images // 2 if split == "train" else 4):
+                write_png(os.path.join(folder, f"{i}.png"), 256, generator)
+        image_folder = os.path.join(root, "detect", "images", split)
+        label_folder = os.path.join(root, "detect", "labels", split)
+        os.makedirs(image_folder, exist_ok=True)
+        os.makedirs(label_folder, exist_ok=True)
+        for i in range(images if split == "train" else 4):
+            write_png(os.path.join(image_folder, f"{i}.png"), 640, generator)
+            rows = []
+            for _ in range(int(torch.randint(1, 5, (1,), generator=generator))):
+                cls, cx, cy, w, h = torch.rand(5, generator=generator).tolist()
+                rows.append(f"{int(cls * 3)} {0.2 + 0.6 * cx:.4f} {0.2 + 0.6 * cy:.4f} {0.05 + 0.3 * w:.4f} "
+                            f"{0.05 + 0.3 * h:.4f}")
+            with open(os.path.join(label_folder, f"{i}.txt"), "w") as f:
+                f.write("\n".join(rows) + "\n")
+    with open(os.path.join(root, "detect", "data.yaml"), "w") as f:
+        f.write(f"path: {os.path.join(root, 'detect')}\ntrain: images/train\nval: images/val\n"
+                "names:\n  0: a\n  1: b\n  2: c\n")
+
+
+def build_model(name):
+    if name == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50(num_classes=2)
+    import yolov8_fixture
+    return yolov8_fixture.YOLOv8(3)
+
+
+def pytorch(args):
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    model = build_model(args.model).to(device).train()
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "off": None}[args.amp]
+    if args.mode != "eager":
+        if not hasattr(torch, "compile"):
+            print(f"mode={args.mode} unavailable=torch {torch.__version__} has no torch.compile")
+            return
+        model = torch.compile(model, mode=args.mode)
+    fused = {"fused": True} if device.type == "cuda" else {}
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05, **fused)
+    scaler = torch.cuda.amp.GradScaler(enabled=dtype == torch.float16 and device.type == "cuda")
+    x = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device)
+    y = torch.randint(0, 2, (args.batch,), device=device)
+
+    def loss_of(output):
+        if args.model == "resnet50":
+            return torch.nn.functional.cross_entropy(output, y)
+        return sum(o.float().pow(2).mean() for o in output)
+
+    def update():
+        for _ in range(args.accumulate):
+            with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+                loss = loss_of(model(x)) / args.accumulate
+            scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    start = time.perf_counter()
+    update()
+    sync()
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(args.updates):
+        update()
+    sync()
+    per_update = (time.perf_counter() - start) / args.updates
+    peak = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else float("nan")
+    print(f"mode={args.mode} first_update_seconds={first:.3f} seconds_per_update={per_update:.4f} "
+          f"images_per_second={args.batch * args.accumulate / per_update:.1f} peak_memory_mb={peak:.1f}")
+
+
+PROBE_ROW = re.compile(r"^\s+(none|default|reduce-overhead|max-autotune)\s+(.*?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+                       r"\s+([\d.]+)\s\s(.*)$")
+
+
+def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
+    if model == "resnet50":
+        keys = ["task=classify", "model=resnet50", f"data={data}/classify"]
+    else:
+        keys = ["task=detect", "model=yolov8n", f"data={data}/detect/data.yaml", "mosaic=0"]
+    keys += [f"imgsz={imgsz}", f"batch={batch}", f"accumulate={accumulate}", f"amp={amp}", f"device={args.device}",
+             "optimizer=adamw", "lr0=0.001", "weight_decay=0.05", "grad_clip=10", "workers=2",
+             f"project={data}/runs"]
+    result = subprocess.run([args.trainer, "plan", *keys, f"--probe={args.updates}"], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"trainer plan --probe failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    output = result.stdout
+    rows = {}
+    for line in output.splitlines():
+        match = PROBE_ROW.match(line)
+        if match:
+            mode, _, first, per_update, ips, peak, note = match.groups()
+            rows[mode] = (float(first), float(per_update), float(ips), float(peak), note)
+    return rows
+
+
+def pytorch_row(args, model, amp, imgsz, batch, accumulate, mode):
+    command = [sys.executable, os.path.abspath(__file__), "pytorch", "--model", model, "--amp", amp, "--batch",
+               str(batch), "--accumulate", str(accumulate), "--imgsz", str(imgsz), "--mode", mode, "--updates",
+               str(args.updates), "--device", args.device]
+    line = subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    if "unavailable=" in line:
+        return None
+    values = dict(item.split("=", 1) for item in line.split())
+    return (float(values["first_update_seconds"]), float(values["seconds_per_update"]),
+            float(values["images_per_second"]), float(values["peak_memory_mb"]), "")
+
+
+def run(args):
+    import shutil
+    import tempfile
+    data = tempfile.mkdtemp(prefix="bench-compile-")
+    try:
+        write_data(data)
+        measure(args, data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def measure(args, data):
+    print(f"# {args.updates} timed updates after one warm-up; torch {torch.__version__}; device {args.device}"
+          + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
+    print(f"{'model':8} {'geometry':8} {'impl':8} {'mode':16} {'first s':>8} {'s/update':>9} {'img/s':>8} "
+          f"{'peak MB':>8} {'vs ours eager':>13}")
+    for model, (amp, imgsz) in MODELS.items():
+        imgsz = args.imgsz or imgsz
+        if args.device == "cpu" and amp == "fp16":
+            amp = "bf16"  # CPU autocast has no fp16 (smoke runs of this script)
+        for batch, accumulate in GEOMETRIES:
+            ours = trainer_rows(args, data, model, amp, imgsz, batch, accumulate)
+            base = ours["none"][2]
+            results = [("trainer", m, ours.get(m)) for m in TRAINER_MODES]
+            results += [("pytorch", m, pytorch_row(args, model, amp, imgsz, batch, accumulate, m)) for m in PYTORCH_MODES]
+            for impl, mode, row in results:
+                geometry = f"{batch}x{accumulate}"
+                if row is None:
+                    print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}")
+                    continue
+                first, per_update, ips, peak, note = row
+                print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
+                      f"{peak:8.0f} {ips / base:12.2f}x  {note}")
+            sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    run_parser = sub.add_parser("run")
+    run_parser.add_argument("--trainer", required=True)
+    run_parser.add_argument("--device", default="cuda")
+    run_parser.add_argument("--updates", type=int, default=20)
+    run_parser.add_argument("--imgsz", type=int, default=0, help="override both models' image size (smoke runs)")
+    one = sub.add_parser("pytorch")
+    one.add_argument("--model", choices=MODELS, required=True)
+    one.add_argument("--amp", choices=["bf16", "fp16", "off"], required=True)
+    one.add_argument("--batch", type=int, required=True)
+    one.add_argument("--accumulate", type=int, required=True)
+    one.add_argument("--imgsz", type=int, required=True)
+    one.add_argument("--mode", choices=PYTORCH_MODES, required=True)
+    one.add_argument("--updates", type=int, default=20)
+    one.add_argument("--device", default="cuda")
+    args = parser.parse_args()
+    if args.command == "run":
+        run(args)
+    else:
+        pytorch(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,450 @@
+// Compile modes on the CPU (R1–R3, R25): what each mode resolves to, the per-shape capture
+// bookkeeping, channels-last training and checkpoints, the probe that leaves the model untouched,
+// and max-autotune's decision cache. CUDA-graph replay itself is tested under the gpu label.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "config/recipe.h"
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/autotune.h"
+#include "engine/captured_graph.h"
+#include "engine/eager_executor.h"
+#include "engine/execution_config.h"
+#include "engine/execution_probe.h"
+#include "engine/graph_executor.h"
+#include "engine/param_groups.h"
+#include "engine/shape_registry.h"
+#include "engine/training_components.h"
+#include "engine/trainer.h"
+#include "io/checkpoint.h"
+#include "io/state_dict.h"
+#include "tasks/smoke_task.h"
+#include "tasks/task_factory.h"
+#include "test_helpers.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+
+namespace {
+
+Settings two_class_settings(const TempDir& dir, std::vector<std::string> extra = {}) {
+  write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
+  std::vector<std::string> overrides{"data=" + dir.file("data"), "imgsz=16", "epochs=1", "batch=4", "accumulate=2",
+                                     "device=cpu", "workers=0", "optimizer=adamw", "lr0=0.01", "warmup_updates=0",
+                                     "crop_pad=0", "fliplr=0", "project=" + dir.file("runs")};
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  return load_settings(std::nullopt, overrides);
+}
+
+bool all_contiguous(torch::nn::Module& model) {
+  for (const auto& p : model.parameters()) {
+    if (!p.is_contiguous()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("each compile mode resolves to its documented configuration", "[compile]") {
+  const c10::Device cpu(c10::kCPU);
+  const c10::Device cuda(c10::kCUDA, 0);  // resolving needs no CUDA runtime
+
+  SECTION("none is plain eager everywhere") {
+    for (const auto& device : {cpu, cuda}) {
+      const ResolvedExecution resolved = resolve_execution(CompileMode::none, device, true, true);
+      CHECK(resolved.config == ExecutionConfig{});
+      CHECK(resolved.candidates.empty());
+      CHECK(resolved.unavailable.empty());
+    }
+  }
+  SECTION("on the CPU nothing CUDA-only is turned on, and graphs are reported unavailable") {
+    CHECK(resolve_execution(CompileMode::standard, cpu, true, true).config == ExecutionConfig{});
+    const ResolvedExecution graphs = resolve_execution(CompileMode::reduce_overhead, cpu, false, true);
+    CHECK_FALSE(graphs.config.graphs);
+    CHECK_THAT(graphs.unavailable, Catch::Contains("CUDA-graph capture needs a CUDA device"));
+    const ResolvedExecution autotune = resolve_execution(CompileMode::max_autotune, cpu, false, true);
+    REQUIRE(autotune.candidates.size() == 2);  // memory layout only
+    CHECK_FALSE(autotune.candidates[0].channels_last);
+    CHECK(autotune.candidates[1].channels_last);
+    CHECK(resolve_execution(CompileMode::max_autotune, cpu, false, false).candidates.size() == 1);
+  }
+  SECTION("on CUDA default autotunes cuDNN and uses TF32; channels-last only for conv models under AMP") {
+    const ExecutionConfig mixed = resolve_execution(CompileMode::standard, cuda, true, true).config;
+    CHECK(mixed.cudnn_benchmark);
+    CHECK(mixed.tf32);
+    CHECK(mixed.channels_last);
+    CHECK_FALSE(mixed.graphs);
+    CHECK_FALSE(resolve_execution(CompileMode::standard, cuda, false, true).config.channels_last);
+    CHECK_FALSE(resolve_execution(CompileMode::standard, cuda, true, false).config.channels_last);
+    const ResolvedExecution graphs = resolve_execution(CompileMode::reduce_overhead, cuda, true, true);
+    CHECK(graphs.config.graphs);
+    CHECK(graphs.unavailable.empty());
+    CHECK(resolve_execution(CompileMode::max_autotune, cuda, true, true).candidates.size() == 4);
+  }
+  CHECK(ExecutionConfig{true, true, true, true}.describe() == "cuDNN autotuning + TF32 + channels-last + CUDA graphs");
+}
+
+TEST_CASE("the shape registry captures each new shape once, up to the limit, then runs eager", "[compile]") {
+  CapturedLog log;
+  ShapeRegistry registry(2, {3});
+  const auto key = [](std::vector<int64_t> shape) { return shape; };
+  const auto first = registry.lookup({8, 1, 32, 64}, key({8, 1, 32, 64}));
+  CHECK(first.action == ShapeRegistry::Action::capture);
+  CHECK(first.slot == 0);
+  CHECK_THAT(first.reason, Catch::Contains("new input shape [8, 1, 32, 64] (first batch)"));
+  const auto wider = registry.lookup({8, 1, 32, 96}, key({8, 1, 32, 96}));
+  CHECK(wider.action == ShapeRegistry::Action::capture);
+  CHECK(wider.slot == 1);
+  CHECK_THAT(wider.reason, Catch::Contains("dim 3 64 -> 96 (dynamic)"));
+  const auto again = registry.lookup({8, 1, 32, 64}, key({8, 1, 32, 64}));
+  CHECK(again.action == ShapeRegistry::Action::replay);
+  CHECK(again.slot == 0);
+  // Past the limit: eager, with one warning for the run.
+  CHECK(registry.lookup({5, 1, 32, 64}, key({5, 1, 32, 64})).action == ShapeRegistry::Action::eager);
+  CHECK(registry.lookup({3, 1, 32, 64}, key({3, 1, 32, 64})).action == ShapeRegistry::Action::eager);
+  CHECK(registry.lookup({5, 1, 32, 64}, key({5, 1, 32, 64})).action == ShapeRegistry::Action::eager);
+  CHECK(registry.shapes() == 4);
+  CHECK(registry.captures() == 2);
+  CHECK(registry.eager_shapes() == 2);
+  CHECK(count_lines(log.text(), "compile_cache_limit (2) reached") == 1);
+  CHECK_THAT(log.text(), Catch::Contains("dim 0 8 -> 5 (short batch)"));
+  CHECK(count_lines(log.text(), "graph capture") == 2);
+}
+
+TEST_CASE("channels-last trains like the contiguous layout and saves the same checkpoint keys", "[compile]") {
+  TempDir dir("compile-layout");
+  // SGD and GroupNorm: AdamW's first steps are sign-like and BatchNorm over 4 samples of 1x1
+  // features is ill-conditioned, so either would blow rounding-level differences up.
+  const Settings settings = two_class_settings(dir, {"optimizer=sgd", "norm=gn"});
+  auto contiguous = make_task(settings);
+  auto channels_last = make_task(settings);  // same seed: same weights and data
+  apply_memory_format(channels_last->model(), true);
+  CHECK_FALSE(all_contiguous(channels_last->model()));
+  const TrainingPlan plan = plan_for(settings, *contiguous);
+  const auto batches = probe_batches(*contiguous, settings, plan, 4);
+  std::vector<NamedTensors> weights;
+  for (Task* task : {contiguous.get(), channels_last.get()}) {
+    ExecutionConfig config;
+    config.channels_last = task == channels_last.get();
+    TrainingComponents components = build_training_components(settings, plan, task->model());
+    EagerExecutor executor(*task, *components.optimizer, *components.scaler, components.ema.get(),
+                           {plan.device, plan.amp_dtype, settings.grad_clip, config});
+    for (size_t i = 0; i < batches.size(); ++i) {
+      executor.micro_step(batches[i], 8);
+
+      if (i % 2 == 1) executor.update();
+    }
+    weights.push_back(state_dict(task->model()));
+  }
+  CHECK_FALSE(all_contiguous(channels_last->model()));  // the optimizer kept the layout
+  CHECK(max_relative_difference(weights[0], weights[1]) < 1e-5);
+
+  const auto path = dir / "layout.pt";
+  Checkpoint checkpoint;
+  checkpoint.task = "classify";
+  checkpoint.model = weights[1];
+  save_checkpoint(path, checkpoint);
+  const Checkpoint loaded = load_checkpoint(path);
+  REQUIRE(loaded.model.size() == weights[0].size());
+  for (size_t i = 0; i < loaded.model.size(); ++i) {
+    CHECK(loaded.model[i].first == weights[0][i].first);
+    CHECK(loaded.model[i].second.is_contiguous());
+    CHECK(torch::equal(loaded.model[i].second, weights[1][i].second));
+  }
+}
+
+TEST_CASE("a probe measures updates and leaves the model exactly as it was", "[compile]") {
+  TempDir dir("compile-probe");
+  const Settings settings = two_class_settings(dir);
+  auto task = make_task(settings);
+  const TrainingPlan plan = plan_for(settings, *task);
+  const auto batches = probe_batches(*task, settings, plan, 4);
+  REQUIRE(batches.size() == 4);
+  NamedTensors before;
+  for (const auto& [name, tensor] : state_dict(task->model())) before.emplace_back(name, tensor.clone());
+  const torch::Tensor generator_before = at::detail::getDefaultCPUGenerator().get_state();
+  ExecutionConfig config;
+  config.channels_last = true;
+  const ProbeMeasurement measured = probe_execution(*task, settings, plan, config, batches, 2);
+  CHECK(measured.seconds_per_update > 0);
+  CHECK(measured.first_update_seconds > 0);
+  CHECK(measured.images_per_second > 0);
+  CHECK(measured.peak_memory_mb > 0);
+  CHECK(measured.executor == "eager");
+  CHECK(identical(before, state_dict(task->model())));
+  CHECK(all_contiguous(task->model()));
+  for (const auto& p : task->model().parameters()) CHECK_FALSE(p.grad().defined());
+  CHECK(torch::equal(generator_before, at::detail::getDefaultCPUGenerator().get_state()));
+}
+
+TEST_CASE("max-autotune stores its decision per key and the next start reuses it", "[compile]") {
+  TempDir dir("compile-autotune");
+  const AutotuneCache cache(dir / "cache");
+  const std::string key = "task=classify model=resnet18 input=[4, 3, 16, 16] libtorch=" TORCH_VERSION;
+  CHECK_FALSE(cache.find(key).has_value());
+  ExecutionConfig decision;
+  decision.channels_last = true;
+  cache.store(key, decision, {});
+  REQUIRE(cache.find(key).has_value());
+  CHECK(*cache.find(key) == decision);
+  CHECK_FALSE(cache.find(key + " other").has_value());
+
+  SECTION("an unreadable decision is measured again, not trusted") {
+    CapturedLog log;
+    write_text(cache.file_for(key), "{\"key\": ");
+    CHECK_FALSE(cache.find(key).has_value());
+    CHECK_THAT(log.text(), Catch::Contains("ignoring the unreadable autotune decision"));
+  }
+  SECTION("a training run measures, stores, and a second start reuses the decision") {
+    const Settings settings = two_class_settings(dir, {"compile=max-autotune", "compile_cache_dir=" + dir.file("runs-cache")});
+    CapturedLog log;
+    auto first = make_task(settings);
+    Trainer(settings, *first).fit();
+    CHECK(count_lines(log.text(), "max-autotune: measuring") == 2);
+    CHECK(count_lines(log.text(), "max-autotune: chose") == 1);
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "runs-cache")) {
+      files += entry.path().extension() == ".json";
+    }
+    CHECK(files == 1);
+    auto second = make_task(settings);
+    Trainer(settings, *second).fit();
+    CHECK(count_lines(log.text(), "max-autotune: measuring") == 2);  // no new measurements
+    CHECK(count_lines(log.text(), "max-autotune: reusing the decision") == 1);
+  }
+}
+
+TEST_CASE("measuring the candidates leaves no trace in the training that follows", "[compile]") {
+  // Every candidate runs real updates (weights, BatchNorm statistics, the generator move); a run
+  // after them must compute exactly what a run without them computes.
+  TempDir dir("compile-same");
+  const Settings eager = two_class_settings(dir);
+  const Settings autotuned = two_class_settings(dir, {"compile=max-autotune"});
+  auto reference = make_task(eager);
+  Trainer(eager, *reference).fit();
+  auto tuned = make_task(eager);
+  const TrainingPlan plan = plan_for(autotuned, *tuned);
+  const ResolvedExecution resolved = resolve_execution(CompileMode::max_autotune, plan.device, false, true);
+  REQUIRE(resolved.candidates.size() == 2);
+  CapturedLog log;
+  autotune_execution(*tuned, autotuned, plan, resolved.candidates, single_process());
+  CHECK(count_lines(log.text(), "max-autotune: measuring") == 2);
+  Trainer(eager, *tuned).fit();
+  CHECK(identical(state_dict(reference->model()), state_dict(tuned->model())));
+}
+
+TEST_CASE("trainer plan --probe times every compile mode and recommends one", "[compile][cli]") {
+  TempDir dir("compile-plan");
+  write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
+  const CommandResult probed = run_trainer("plan data=" + dir.file("data") +
+                                           " imgsz=16 batch=4 accumulate=2 device=cpu workers=0 --probe 2");
+  INFO(probed.output);
+  REQUIRE(probed.exit_code == 0);
+  CHECK_THAT(probed.output, Catch::Contains("1 warm-up + 2 timed updates of 4 x 2 samples each, on cpu"));
+  for (const char* mode : {"\n  none ", "\n  default ", "\n  reduce-overhead ", "\n  max-autotune "}) {
+    CHECK_THAT(probed.output, Catch::Contains(mode));
+  }
+  CHECK_THAT(probed.output, Catch::Contains("fastest of: eager "));
+  CHECK_THAT(probed.output, Catch::Contains("recommendation: compile="));
+  const CommandResult plain = run_trainer("plan data=" + dir.file("data") + " imgsz=16 device=cpu");
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.output.find("recommendation") == std::string::npos);
+}
+
+namespace {
+
+// Replays by running the recorded function again: the graph executor's static buffers, warm-up,
+// per-shape slots and device-side loss weights are exercised as a CUDA graph would use them.
+class RerunGraph : public CapturedGraph {
+ public:
+  explicit RerunGraph(int& captures) : captures_(captures) {}
+  void warm_up(const std::function<void()>& work) override { work(); }
+  void capture(const std::function<void()>& work) override {
+    work_ = work;
+    ++captures_;
+  }
+  void replay() override { work_(); }
+
+ private:
+  int& captures_;
+  std::function<void()> work_;
+};
+
+struct MicroStep {
+  std::vector<size_t> indices;
+  int64_t group_samples;
+  bool padding = false;
+  bool poisoned = false;  ///< NaN inputs: the update must be skipped
+  bool ends_group = false;
+};
+
+// Runs `steps` through `executor` on `task`'s training samples and returns the statistics.
+StepStats run_steps(Task& task, StepExecutor& executor, const std::vector<MicroStep>& steps) {
+  const Loader::Collate collate = task.train_collate(7);
+  for (const MicroStep& step : steps) {
+    Batch batch = collate(step.indices, 0);
+    if (step.poisoned) batch.input.fill_(std::numeric_limits<float>::quiet_NaN());
+    executor.micro_step(batch, step.group_samples, step.padding);
+    if (step.ends_group) executor.update();
+  }
+  return executor.read_stats();
+}
+
+}  // namespace
+
+TEST_CASE("the graph executor replays exactly what the eager executor computes", "[compile]") {
+  TempDir dir("compile-graphs");
+  // GroupNorm: a BatchNorm's running statistics would turn NaN with the poisoned batch.
+  const Settings settings = two_class_settings(dir, {"optimizer=sgd", "ema=true", "grad_clip=0.5", "norm=gn"});
+  // Groups of 4+4, 4+2 (a short batch: a second shape), a padding micro-batch, a NaN group that
+  // is skipped, and the first shape again: every slot is replayed with new data.
+  const std::vector<MicroStep> steps{
+      {{0, 1, 2, 3}, 8}, {{4, 5, 6, 7}, 8, false, false, true},
+      {{8, 9, 10, 11}, 6}, {{12, 13}, 6, false, false, true},
+      {{14, 15, 0, 1}, 4, false, false, false}, {{2, 3, 4, 5}, 4, true, false, true},
+      {{6, 7, 8, 9}, 4, false, true, true},
+      {{10, 11, 12, 13}, 8}, {{1, 3, 5, 7}, 8, false, false, true},
+      {{14, 15}, 2, false, false, true}};
+  const int64_t limit = GENERATE(8, 1);
+  INFO("compile_cache_limit " << limit);
+
+  auto eager_task = make_task(settings);
+  auto graph_task = make_task(settings);
+  const TrainingPlan plan = plan_for(settings, *eager_task);
+  TrainingComponents eager_parts = build_training_components(settings, plan, eager_task->model());
+  TrainingComponents graph_parts = build_training_components(settings, plan, graph_task->model());
+  const StepConfig config{plan.device, plan.amp_dtype, settings.grad_clip, ExecutionConfig{}, limit};
+  EagerExecutor eager(*eager_task, *eager_parts.optimizer, *eager_parts.scaler, eager_parts.ema.get(), config);
+  int captures = 0;
+  CapturedLog log;
+  GraphExecutor graphs(*graph_task, *graph_parts.optimizer, *graph_parts.scaler, graph_parts.ema.get(), config,
+                       single_process(), [&] { return std::make_unique<RerunGraph>(captures); });
+  for (auto* parts : {&eager_parts, &graph_parts}) {
+    for (size_t g = 0; g < parts->optimizer->group_count(); ++g) parts->optimizer->set_lr(g, 0.05);
+  }
+
+  const StepStats expected = run_steps(*eager_task, eager, steps);
+  const StepStats replayed = run_steps(*graph_task, graphs, steps);
+  CHECK(identical(state_dict(eager_task->model()), state_dict(graph_task->model())));
+  CHECK(identical(eager_parts.ema->state(), graph_parts.ema->state()));
+  // The NaN batch makes the logged loss NaN in both; bit patterns compare it too.
+  REQUIRE(replayed.loss_sums.size() == expected.loss_sums.size());
+  CHECK(std::isnan(expected.loss_sums[0]));
+  CHECK(std::memcmp(replayed.loss_sums.data(), expected.loss_sums.data(), sizeof(double) * expected.loss_sums.size()) == 0);
+  CHECK(replayed.grad_norm == expected.grad_norm);
+  CHECK(replayed.samples == expected.samples);
+  CHECK(replayed.updates == 6);
+  CHECK(replayed.skipped_updates == 1);
+  CHECK(expected.skipped_updates == 1);
+
+  const ExecutionReport report = graphs.report();
+  CHECK(report.input_shapes == 2);  // [4, 3, 16, 16] and [2, 3, 16, 16]
+  CHECK(report.graph_captures == std::min<int64_t>(limit, 2) + 1);  // + the update graph
+  CHECK(report.eager_shapes == 2 - std::min<int64_t>(limit, 2));
+  CHECK(captures == report.graph_captures);
+  CHECK(count_lines(log.text(), "graph capture") == static_cast<size_t>(report.graph_captures));
+}
+
+TEST_CASE("a task whose loss is not capture-safe keeps eager micro-steps and a graphed update", "[compile]") {
+  struct EagerLossTask : SmokeTask {
+    using SmokeTask::SmokeTask;
+    bool loss_capture_safe() const override { return false; }
+  };
+  EagerLossTask task(32, 3);
+  FusedOptimizerOptions options;
+  options.kind = OptimizerKind::adamw;
+  FusedOptimizer optimizer(make_param_groups(task.model(), 0.01, 0.0), options);
+  LossScaler scaler(false, torch::kCPU);
+  int captures = 0;
+  GraphExecutor graphs(task, optimizer, scaler, nullptr, {}, single_process(),
+                       [&] { return std::make_unique<RerunGraph>(captures); });
+  for (int update = 0; update < 3; ++update) {
+    graphs.micro_step(task.batch_of({0, 1, 2, 3}), 4);
+    graphs.update();
+  }
+  const ExecutionReport report = graphs.report();
+  CHECK_THAT(report.executor, Catch::Contains("not capture-safe"));
+  CHECK(report.graph_captures == 1);
+  CHECK(captures == 1);
+  CHECK(report.input_shapes == 1);
+  CHECK(graphs.read_stats().updates == 3);
+}
+
+TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf inside the graph",
+          "[compile][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: graph replay is not tried");
+    return;
+  }
+  TempDir dir("compile-cuda");
+  write_two_class_images(dir / "data", {64, 4, 32, 5, "a", "b"});
+  const Settings settings = load_settings(
+      std::nullopt, {"data=" + dir.file("data"), "imgsz=32", "batch=8", "accumulate=2", "device=cuda", "amp=fp16",
+                     "workers=0", "optimizer=sgd", "lr0=0.01", "warmup_updates=0", "crop_pad=0", "fliplr=0"});
+  constexpr int kUpdates = 50;
+  constexpr int kPoisoned = 20;
+  std::vector<std::vector<double>> losses(2);
+  std::vector<NamedTensors> weights;
+  std::vector<int64_t> skipped;
+  for (const bool graphed : {false, true}) {
+    auto task = make_task(settings);
+    const TrainingPlan plan = plan_for(settings, *task);
+    task->model().to(plan.device);
+    TrainingComponents parts = build_training_components(settings, plan, task->model());
+    ExecutionConfig config;
+    config.graphs = graphed;
+    const auto executor = make_step_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
+                                             {plan.device, plan.amp_dtype, settings.grad_clip, config, 8});
+    const Loader::Collate collate = task->train_collate(3);
+    int64_t skips = 0;
+    for (int update = 0; update < kUpdates; ++update) {
+      // Parameters only: the poisoned forward pass spoils BatchNorm's running statistics either way.
+      const auto parameters = [&] {
+        NamedTensors out;
+        for (const auto& item : task->model().named_parameters()) out.emplace_back(item.key(), item.value().clone());
+        return out;
+      };
+      const NamedTensors before = update == kPoisoned ? parameters() : NamedTensors{};
+      for (size_t m = 0; m < 2; ++m) {
+        std::vector<size_t> indices;
+        for (size_t i = 0; i < 8; ++i) indices.push_back((static_cast<size_t>(update) * 16 + m * 8 + i) % 128);
+        Batch batch = collate(indices, 0);
+        if (update == kPoisoned) batch.input.fill_(std::numeric_limits<float>::infinity());
+        batch.to(plan.device);
+        executor->micro_step(batch, 16);
+      }
+      executor->update();
+      const StepStats stats = executor->read_stats();
+      skips += stats.skipped_updates;
+      if (update == kPoisoned) {
+        CHECK(stats.skipped_updates == 1);
+        CHECK(identical(before, parameters()));  // the replayed update changed nothing
+      } else {
+        losses[graphed].push_back(stats.mean_losses().at(0));
+      }
+    }
+    if (graphed) CHECK(executor->report().graph_captures == 2);  // one micro-batch shape + the update
+    weights.push_back(state_dict(task->model()));
+    skipped.push_back(skips);
+  }
+  CHECK(skipped == std::vector<int64_t>{1, 1});
+  for (size_t i = 0; i < losses[0].size(); ++i) {
+    INFO("update " << i);
+    CHECK(losses[1][i] == Approx(losses[0][i]).epsilon(1e-2));
+  }
+  // Compared without the running statistics the poisoned batch spoiled.
+  const auto parameters_of = [](const NamedTensors& all) {
+    NamedTensors out;
+    for (const auto& [name, tensor] : all) {
+      if (name.find("running_") == std::string::npos && name.find("num_batches") == std::string::npos) {
+        out.emplace_back(name, tensor);
+      }
+    }
+    return out;
+  };
+  CHECK(max_relative_difference(parameters_of(weights[0]), parameters_of(weights[1])) < 1e-2);
+}
