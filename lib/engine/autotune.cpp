@@ -16,8 +16,8 @@
 namespace trainer {
 namespace {
 
-// Updates timed per candidate after its warm-up update: enough to see past timer noise, few
-// enough that choosing costs seconds, not minutes (R30: each candidate is logged as it starts).
+// Updates timed per candidate and round after its warm-up update: enough to see past timer
+// noise, few enough that choosing costs seconds, not minutes (R30: each probe is logged).
 constexpr int64_t kTimedUpdates = 3;
 // Candidates come simplest first; a later one must be this much faster to be chosen, so that
 // timer noise does not pick a layout or graphs for nothing.
@@ -141,15 +141,12 @@ ExecutionConfig autotune_execution(Task& task, const Settings& settings, const T
     return decision;
   }
 
-  std::vector<ProbeMeasurement> measurements;
+  spdlog::info("max-autotune: measuring {} candidates over the first updates", candidates.size());
+  const std::vector<ProbeMeasurement> measurements =
+      probe_in_turns(task, settings, plan, candidates, batches, kTimedUpdates);
   size_t fastest = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    spdlog::info("max-autotune: measuring {} of {}: {} ({} updates)", i + 1, candidates.size(),
-                 candidates[i].describe(), kTimedUpdates + 1);
-    measurements.push_back(probe_execution(task, settings, plan, candidates[i], batches, kTimedUpdates));
-    spdlog::info("max-autotune: {}: {:.3f} s/update, first update {:.2f} s", candidates[i].describe(),
-                 measurements.back().seconds_per_update, measurements.back().first_update_seconds);
-    if (measurements.back().seconds_per_update < measurements[fastest].seconds_per_update * (1 - kRequiredGain)) {
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    if (measurements[i].seconds_per_update < measurements[fastest].seconds_per_update * (1 - kRequiredGain)) {
       fastest = i;
     }
   }

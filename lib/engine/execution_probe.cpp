@@ -3,6 +3,8 @@
 #include <chrono>
 #include <mutex>
 
+#include <spdlog/spdlog.h>
+
 #include "engine/step_executor.h"
 #include "engine/training_components.h"
 #include "util/memory.h"
@@ -111,6 +113,31 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
   measurement.executor = report.executor;
   measurement.graph_captures = report.graph_captures;
   return measurement;
+}
+
+std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                             const std::vector<ExecutionConfig>& configs,
+                                             const std::vector<Batch>& batches, int64_t timed_updates,
+                                             int64_t rounds) {
+  std::vector<ProbeMeasurement> best(configs.size());
+  for (int64_t round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < configs.size(); ++i) {
+      spdlog::info("probing {} ({} of {}, round {} of {}: {} updates)", configs[i].describe(), i + 1, configs.size(),
+                   round + 1, rounds, timed_updates + 1);
+      const ProbeMeasurement measured = probe_execution(task, settings, plan, configs[i], batches, timed_updates);
+      spdlog::info("probed {}: {:.4f} s/update, first update {:.2f} s", configs[i].describe(),
+                   measured.seconds_per_update, measured.first_update_seconds);
+      if (round == 0 || measured.seconds_per_update < best[i].seconds_per_update) {
+        // The first update is slowest in the first round (cold caches); keep that figure.
+        const double first_update = round == 0 ? measured.first_update_seconds : best[i].first_update_seconds;
+        const double peak = std::max(measured.peak_memory_mb, best[i].peak_memory_mb);
+        best[i] = measured;
+        best[i].first_update_seconds = first_update;
+        best[i].peak_memory_mb = peak;
+      }
+    }
+  }
+  return best;
 }
 
 }  // namespace trainer

@@ -33,4 +33,12 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
                                  const ExecutionConfig& config, const std::vector<Batch>& batches,
                                  int64_t timed_updates);
 
+// Each config probed `rounds` times, the configs taking turns (A B A B), keeping each one's fastest
+// round: whatever runs first in a process pays for warming caches, allocator and threads up, and
+// taking turns spreads that and any background load over all of them. Logged as it goes (R30).
+std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                             const std::vector<ExecutionConfig>& configs,
+                                             const std::vector<Batch>& batches, int64_t timed_updates,
+                                             int64_t rounds = 2);
+
 }  // namespace trainer

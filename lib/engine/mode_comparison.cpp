@@ -17,45 +17,57 @@ constexpr double kMemoryHeadroom = 0.9;
 ModeComparison compare_compile_modes(Task& task, const Settings& settings, const TrainingPlan& plan,
                                      int64_t timed_updates) {
   const bool convolutional = is_convolutional(task.model());
-  const std::vector<Batch> batches = probe_batches(task, settings, plan, plan.accumulate * (timed_updates + 1));
-  std::vector<ProbeMeasurement> measured;  // one per distinct configuration
-  std::vector<CompileMode> measured_by;
-  const auto measure = [&](const ExecutionConfig& config, CompileMode mode, std::string& note) -> ProbeMeasurement {
-    for (size_t i = 0; i < measured.size(); ++i) {
-      if (measured[i].config == config) {
-        note = fmt::format("same configuration as {} on {}", to_string(measured_by[i]),
-                           c10::DeviceTypeName(plan.device.type()));
-        return measured[i];
+  const std::vector<CompileMode> modes{CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
+                                       CompileMode::max_autotune};
+  std::vector<ResolvedExecution> resolved;
+  std::vector<ExecutionConfig> configs;  // distinct, in the order the modes first need them
+  std::vector<CompileMode> first_user;
+  const auto index_of = [&](const ExecutionConfig& config) {
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i] == config) return i;
+    }
+    return configs.size();
+  };
+  for (const CompileMode mode : modes) {
+    resolved.push_back(resolve_execution(mode, plan.device, plan.amp_dtype.has_value(), convolutional));
+    std::vector<ExecutionConfig> needed = resolved.back().candidates;
+    if (needed.empty()) needed.push_back(resolved.back().config);
+    for (const ExecutionConfig& config : needed) {
+      if (index_of(config) == configs.size()) {
+        configs.push_back(config);
+        first_user.push_back(mode);
       }
     }
-    measured.push_back(probe_execution(task, settings, plan, config, batches, timed_updates));
-    measured_by.push_back(mode);
-    return measured.back();
-  };
+  }
+  const std::vector<Batch> batches = probe_batches(task, settings, plan, plan.accumulate * (timed_updates + 1));
+  const std::vector<ProbeMeasurement> measured = probe_in_turns(task, settings, plan, configs, batches, timed_updates);
 
   ModeComparison comparison;
-  for (const CompileMode mode :
-       {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead, CompileMode::max_autotune}) {
-    const ResolvedExecution resolved = resolve_execution(mode, plan.device, plan.amp_dtype.has_value(), convolutional);
+  for (size_t m = 0; m < modes.size(); ++m) {
     ModeProbe probe;
-    probe.mode = mode;
-    if (resolved.candidates.empty()) {
-      probe.measurement = measure(resolved.config, mode, probe.note);
+    probe.mode = modes[m];
+    if (resolved[m].candidates.empty()) {
+      const size_t i = index_of(resolved[m].config);
+      probe.measurement = measured[i];
+      if (first_user[i] != modes[m]) {
+        probe.note = fmt::format("same configuration as {} on {}", to_string(first_user[i]),
+                                 c10::DeviceTypeName(plan.device.type()));
+      }
     } else {
       // What max-autotune would choose: the fastest candidate, simplest first.
-      std::string ignored;
       std::string timings;
-      for (const ExecutionConfig& candidate : resolved.candidates) {
-        const ProbeMeasurement m = measure(candidate, mode, ignored);
-        timings += fmt::format("{}{} {:.4f}", timings.empty() ? "" : ", ", candidate.describe(), m.seconds_per_update);
+      for (const ExecutionConfig& candidate : resolved[m].candidates) {
+        const ProbeMeasurement& candidate_measurement = measured[index_of(candidate)];
+        timings += fmt::format("{}{} {:.4f}", timings.empty() ? "" : ", ", candidate.describe(),
+                               candidate_measurement.seconds_per_update);
         if (probe.measurement.seconds_per_update == 0 ||
-            m.seconds_per_update < probe.measurement.seconds_per_update * (1 - kRequiredGain)) {
-          probe.measurement = m;
+            candidate_measurement.seconds_per_update < probe.measurement.seconds_per_update * (1 - kRequiredGain)) {
+          probe.measurement = candidate_measurement;
         }
       }
       probe.note = "fastest of: " + timings;
     }
-    if (!resolved.unavailable.empty()) probe.note += (probe.note.empty() ? "" : "; ") + std::string("no CUDA graphs");
+    if (!resolved[m].unavailable.empty()) probe.note += (probe.note.empty() ? "" : "; ") + std::string("no CUDA graphs");
     comparison.modes.push_back(probe);
   }
 
