@@ -96,3 +96,26 @@ TEST_CASE("crnn starts from EasyOCR's initialisation", "[models][ocr]") {
   const torch::Tensor lstm = model->SequenceModeling->named_parameters()["0.rnn.weight_ih_l0"];
   CHECK(lstm.std().item<double>() == Approx(std::sqrt(2.0 / 256)).epsilon(0.03));
 }
+
+TEST_CASE("crnn dropout acts in training only and leaves EasyOCR's keys", "[models][ocr]") {
+  torch::manual_seed(4);
+  Crnn plain(CrnnOptions().output_channel(32).hidden_size(16).classes(11));
+  Crnn dropped(CrnnOptions().output_channel(32).hidden_size(16).classes(11).dropout(0.3));
+  const auto keys = [](const torch::nn::Module& module) {
+    std::vector<std::string> names;
+    for (const auto& [name, tensor] : state_dict(module)) names.push_back(name);
+    return names;
+  };
+  CHECK(keys(*plain) == keys(*dropped));
+  load_state_dict(*dropped, to_map(state_dict(*plain)), true);
+  const torch::Tensor input = torch::rand({2, 1, 32, 64});
+  torch::NoGradGuard no_grad;
+  plain->eval();
+  dropped->eval();
+  CHECK(torch::equal(plain->forward(input), dropped->forward(input)));
+  plain->train();
+  dropped->train();
+  // BatchNorm in training mode uses batch statistics either way; only dropout differs.
+  CHECK_FALSE(torch::allclose(plain->forward(input), dropped->forward(input)));
+  CHECK_FALSE(torch::equal(dropped->forward(input), dropped->forward(input)));
+}

@@ -36,7 +36,10 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
   const std::string last = (dir / "runs" / "classify" / "interrupted" / "weights" / "last.pt").string();
 
   SECTION("SIGINT") {
-    const CommandResult stopped = run_command("timeout --preserve-status -s INT 3 " + std::string(TRAINER_BINARY) +
+    // --foreground: without it timeout signals its process group as well, and a second SIGINT
+    // arriving after the first was handled means "stop now" (no checkpoint), which a loaded
+    // machine makes likely.
+    const CommandResult stopped = run_command("timeout --foreground --preserve-status -s INT 3 " + std::string(TRAINER_BINARY) +
                                               " train " + recipe(dir.path(), "interrupted") + " --quiet");
     INFO(stopped.output);
     REQUIRE(stopped.exit_code == 130);

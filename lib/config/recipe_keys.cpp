@@ -340,6 +340,7 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(int_key("output_channel", &Settings::output_channel, 4, 4096));
   keys.push_back(int_key("hidden_size", &Settings::hidden_size, 4, 4096));
   keys.push_back(double_key("elastic", &Settings::elastic, 0.0, 100.0));
+  keys.push_back(double_key("dropout", &Settings::dropout, 0.0, 1.0, false));
 
   keys.push_back(double_key("mosaic", &Settings::mosaic, 0.0, 1.0));
   keys.push_back(int_key("close_mosaic", &Settings::close_mosaic, 0));

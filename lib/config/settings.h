@@ -99,6 +99,7 @@ struct Settings {
   int64_t output_channel = 256;              ///< CRNN feature channels (EasyOCR's output_channel)
   int64_t hidden_size = 256;                 ///< CRNN BiLSTM hidden size
   double elastic = 0.0;                      ///< OCR training: elastic warping, largest displacement in pixels (degrees and shear apply too)
+  double dropout = 0.0;                      ///< OCR: dropout on the CRNN's sequence features and before its prediction layer, [0, 1)
 
   // --- detection (task=detect): Ultralytics' key names, meanings and defaults
   double mosaic = 1.0;                       ///< probability of a 4-image mosaic, [0, 1]

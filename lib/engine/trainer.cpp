@@ -164,7 +164,9 @@ void restore_gradients(torch::nn::Module& model, const NamedTensors& grads) {
     if (grad.defined()) {
       grad.copy_(found->second);
     } else {
-      grad = found->second.to(item.value().device()).clone();
+      // In the parameter's layout (channels-last or not), as backward would have made it.
+      grad = torch::empty_like(item.value());
+      grad.copy_(found->second);
     }
   }
 }
@@ -178,6 +180,28 @@ void sum_over_ranks(StepStats& stats, Collective& collective) {
   stats.samples = static_cast<int64_t>(values.back());
   values.pop_back();
   stats.loss_sums = values;
+}
+
+// What the compile mode resolves to for this run (measured, for max-autotune), with its process-wide
+// switches set and the model in its memory layout.
+ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& plan, Task& task,
+                                  Collective& collective) {
+  torch::nn::Module& model = task.model();
+  const ResolvedExecution resolved =
+      resolve_execution(plan.compile, plan.device, plan.amp_dtype.has_value(), is_convolutional(model));
+  if (!resolved.unavailable.empty()) spdlog::warn("{}", resolved.unavailable);
+  ExecutionConfig chosen = resolved.candidates.empty()
+                               ? resolved.config
+                               : autotune_execution(task, settings, plan, resolved.candidates, collective);
+  if (chosen.graphs && settings.norm == NormKind::sync_batch && collective.distributed()) {
+    spdlog::warn("norm=syncbn all-reduces inside the forward pass, which is not captured in CUDA graphs here; "
+                 "the steps run eagerly");
+    chosen.graphs = false;
+  }
+  enable_global_switches(chosen);
+  apply_memory_format(model, chosen.channels_last);
+  if (plan.compile != CompileMode::none) spdlog::info("compile={}: {}", to_string(plan.compile), chosen.describe());
+  return chosen;
 }
 
 }  // namespace
@@ -215,21 +239,8 @@ TrainingSummary Trainer::fit() {
                  plan_.micro_batch, plan_.micro_batch, plan_.accumulate, plan_.effective_batch,
                  plan_.world_size > 1 ? ", or norm=syncbn (statistics over all ranks' micro-batches)" : "");
   }
-  const ResolvedExecution execution =
-      resolve_execution(plan_.compile, plan_.device, plan_.amp_dtype.has_value(), is_convolutional(model));
-  if (!execution.unavailable.empty()) spdlog::warn("{}", execution.unavailable);
-  ExecutionConfig chosen = execution.candidates.empty()
-                               ? execution.config
-                               : autotune_execution(task_, settings_, plan_, execution.candidates, collective_);
-  if (chosen.graphs && settings_.norm == NormKind::sync_batch && collective_.distributed()) {
-    spdlog::warn("norm=syncbn all-reduces inside the forward pass, which is not captured in CUDA graphs here; "
-                 "the steps run eagerly");
-    chosen.graphs = false;
-  }
-  enable_global_switches(chosen);
   // Before the optimizer allocates its buffers in the parameters' layout.
-  apply_memory_format(model, chosen.channels_last);
-  if (plan_.compile != CompileMode::none) spdlog::info("compile={}: {}", to_string(plan_.compile), chosen.describe());
+  const ExecutionConfig execution = prepare_execution(settings_, plan_, task_, collective_);
 
   TrainingComponents components = build_training_components(settings_, plan_, model);
   FusedOptimizer& optimizer = *components.optimizer;
@@ -256,7 +267,7 @@ TrainingSummary Trainer::fit() {
   // After every weight is in place (R5): a graph executor captures the tensors as they are now.
   const std::unique_ptr<StepExecutor> executor =
       make_step_executor(task_, optimizer, scaler, ema.get(),
-                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, chosen, settings_.compile_cache_limit},
+                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, execution, settings_.compile_cache_limit},
                          collective_);
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
   Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);

@@ -88,8 +88,10 @@ torch::Tensor CrnnImpl::forward(const torch::Tensor& input) {
   TORCH_CHECK(input.dim() == 4 && input.size(2) >= 32 && input.size(3) >= 8,
               "CRNN expects [B, C, H >= 32, W >= 8], got ", input.sizes());
   // [B, C, H', T] -> mean over the remaining height -> [B, T, C], as EasyOCR's AdaptiveAvgPool2d((None, 1)).
-  const torch::Tensor features = FeatureExtraction->forward(input).mean(2).permute({0, 2, 1});
-  return Prediction(SequenceModeling->forward(features).contiguous());
+  // Dropout is functional, not a module, so the state dict keeps EasyOCR's keys.
+  const torch::Tensor features = torch::dropout(FeatureExtraction->forward(input).mean(2).permute({0, 2, 1}),
+                                                options.dropout(), is_training());
+  return Prediction(torch::dropout(SequenceModeling->forward(features).contiguous(), options.dropout(), is_training()));
 }
 
 void init_crnn_weights(CrnnImpl& model) {

@@ -20,6 +20,7 @@ struct CrnnOptions {
   TORCH_ARG(int64_t, hidden_size) = 256;     ///< BiLSTM hidden size (and the size it projects to)
   TORCH_ARG(int64_t, classes) = 97;          ///< characters + 1; class 0 is the CTC blank
   TORCH_ARG(NormKind, norm) = NormKind::batch;
+  TORCH_ARG(double, dropout) = 0.0;          ///< in training, on the sequence features and before Prediction
 };
 
 // A bidirectional LSTM over [B, T, in] followed by a linear projection of both directions.

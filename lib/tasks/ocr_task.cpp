@@ -103,7 +103,8 @@ OcrTask::OcrTask(const Settings& settings, bool with_train_split) : settings_(se
                     .output_channel(settings.output_channel)
                     .hidden_size(settings.hidden_size)
                     .classes(classes())
-                    .norm(settings.norm));
+                    .norm(settings.norm)
+                    .dropout(settings.dropout));
 }
 
 std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {

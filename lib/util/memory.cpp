@@ -6,9 +6,10 @@
 #include <fstream>
 
 #ifdef TRAINER_CUDA
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace trainer {
@@ -17,6 +18,13 @@ namespace {
 
 c10::DeviceIndex cuda_index(const c10::Device& device) {
   return device.has_index() ? device.index() : c10::cuda::current_device();
+}
+
+// The runtime's own call: ATen's cached copy sits in a header that pulls in cuBLAS and cuSPARSE.
+cudaDeviceProp properties(const c10::Device& device) {
+  cudaDeviceProp properties{};
+  C10_CUDA_CHECK(cudaGetDeviceProperties(&properties, cuda_index(device)));
+  return properties;
 }
 
 }  // namespace
@@ -55,7 +63,7 @@ void reset_peak_memory(const c10::Device& device) {
 double total_memory_mb(const c10::Device& device) {
 #ifdef TRAINER_CUDA
   if (device.is_cuda()) {
-    return static_cast<double>(at::cuda::getDeviceProperties(cuda_index(device))->totalGlobalMem) / (1024.0 * 1024.0);
+    return static_cast<double>(properties(device).totalGlobalMem) / (1024.0 * 1024.0);
   }
 #endif
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -66,7 +74,7 @@ double total_memory_mb(const c10::Device& device) {
 
 std::string device_name(const c10::Device& device) {
 #ifdef TRAINER_CUDA
-  if (device.is_cuda()) return at::cuda::getDeviceProperties(cuda_index(device))->name;
+  if (device.is_cuda()) return properties(device).name;
 #endif
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
