@@ -1,7 +1,7 @@
 // Times FusedOptimizer steps (and libtorch's own C++ optimizers, for scale) on a model's
 // parameter shapes. scripts/bench-optimizer writes ResNet18's shapes and compares with Python.
 // It also times a whole update from loss-scaled grads (unscale, finite check, clip, step, zero)
-// as separate passes and as StepExecutor runs it (a norm pass, then the optimizer's pass).
+// as separate passes and as StepCore runs it (a norm pass, then the optimizer's pass).
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
                        },
                        warmup, steps, refill)
                 << "\n";
-      // StepExecutor::update: the norm, then one optimizer pass that scales and zeroes.
+      // StepCore::update: the norm, then one optimizer pass that scales and zeroes.
       std::cout << name << "_fused "
                 << seconds_per_step(
                        [&] {

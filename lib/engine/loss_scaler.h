@@ -28,7 +28,7 @@ class LossScaler {
   bool enabled() const;
   torch::Tensor scale(const torch::Tensor& loss) const;
   // Divides every defined grad by the scale in place and returns found_inf: a 0-dim float32 on
-  // the device, 1 when any grad holds an inf or NaN. StepExecutor does not call it: it folds
+  // the device, 1 when any grad holds an inf or NaN. StepCore does not call it: it folds
   // inv_scale() into the optimizer's pass and takes found_inf from the grad norm instead.
   torch::Tensor unscale_(const std::vector<torch::Tensor>& grads);
   // 0-dim float32 on the device: 1 / scale, taken in double as torch.cuda.amp does, so it is
