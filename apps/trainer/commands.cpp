@@ -58,8 +58,10 @@ void print_mode_comparison(Task& task, const Settings& settings, const TrainingP
               "img/s", "peak MB", "note");
   for (const ModeProbe& probe : comparison.modes) {
     const ProbeMeasurement& m = probe.measurement;
+    // Which part ran as graphs depends on the task (a loss that cannot be captured runs eagerly).
+    const std::string note = m.config.graphs ? probe.note + (probe.note.empty() ? "" : "; ") + m.executor : probe.note;
     std::printf("  %-16s %-44s %12.3f %10.4f %9.1f %10.1f  %s\n", to_string(probe.mode), m.config.describe().c_str(),
-                m.first_update_seconds, m.seconds_per_update, m.images_per_second, m.peak_memory_mb, probe.note.c_str());
+                m.first_update_seconds, m.seconds_per_update, m.images_per_second, m.peak_memory_mb, note.c_str());
   }
   if (!comparison.recommended) {
     std::printf("recommendation: none of them: %s\n", comparison.reason.c_str());

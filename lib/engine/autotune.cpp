@@ -19,9 +19,6 @@ namespace {
 // Updates timed per candidate and round after its warm-up update: enough to see past timer
 // noise, few enough that choosing costs seconds, not minutes (R30: each probe is logged).
 constexpr int64_t kTimedUpdates = 3;
-// Candidates come simplest first; a later one must be this much faster to be chosen, so that
-// timer noise does not pick a layout or graphs for nothing.
-constexpr double kRequiredGain = 0.03;
 
 uint64_t fnv1a(const std::string& text) {
   uint64_t hash = 1469598103934665603ull;
@@ -146,9 +143,7 @@ ExecutionConfig autotune_execution(Task& task, const Settings& settings, const T
       probe_in_turns(task, settings, plan, candidates, batches, kTimedUpdates);
   size_t fastest = 0;
   for (size_t i = 1; i < candidates.size(); ++i) {
-    if (measurements[i].seconds_per_update < measurements[fastest].seconds_per_update * (1 - kRequiredGain)) {
-      fastest = i;
-    }
+    if (clearly_faster(measurements[i].seconds_per_update, measurements[fastest].seconds_per_update)) fastest = i;
   }
   const double chosen = collective.all_reduce(
       {collective.layout().is_main() ? static_cast<double>(fastest) : -1e18}, Reduction::max)[0];

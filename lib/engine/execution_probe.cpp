@@ -1,10 +1,10 @@
 #include "engine/execution_probe.h"
 
 #include <chrono>
-#include <mutex>
 
 #include <spdlog/spdlog.h>
 
+#include "engine/generator_state.h"
 #include "engine/step_executor.h"
 #include "engine/training_components.h"
 #include "util/memory.h"
@@ -25,9 +25,6 @@ class ModelSnapshot {
       grads_.push_back(parameter.grad().defined() ? parameter.grad().detach().clone() : torch::Tensor());
     }
     for (const auto& buffer : model.buffers()) buffers_.push_back(buffer.detach().clone());
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator_state_ = generator.get_state();
   }
 
   ~ModelSnapshot() {
@@ -39,9 +36,7 @@ class ModelSnapshot {
     }
     const auto buffers = model_.buffers();
     for (size_t i = 0; i < buffers.size(); ++i) buffers[i].set_data(buffers_[i]);
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(generator_state_);
+    restore_generators(generators_);
   }
 
  private:
@@ -49,7 +44,7 @@ class ModelSnapshot {
   std::vector<torch::Tensor> parameters_;
   std::vector<torch::Tensor> grads_;
   std::vector<torch::Tensor> buffers_;
-  torch::Tensor generator_state_;
+  NamedTensors generators_ = generator_states();
 };
 
 }  // namespace
@@ -109,10 +104,13 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
   measurement.seconds_per_update = timed / static_cast<double>(std::max<int64_t>(timed_updates, 1));
   measurement.images_per_second = static_cast<double>(samples) / std::max(timed, 1e-9);
   measurement.peak_memory_mb = peak_memory_mb(plan.device);
-  const ExecutionReport report = executor->report();
-  measurement.executor = report.executor;
-  measurement.graph_captures = report.graph_captures;
+  measurement.executor = executor->report().executor;
   return measurement;
+}
+
+bool clearly_faster(double seconds, double best) {
+  constexpr double kRequiredGain = 0.03;
+  return seconds < best * (1 - kRequiredGain);
 }
 
 std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& settings, const TrainingPlan& plan,

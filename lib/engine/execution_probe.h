@@ -19,8 +19,11 @@ struct ProbeMeasurement {
   double seconds_per_update = 0;     ///< mean over the timed updates after it
   double images_per_second = 0;      ///< micro-batch samples of the timed updates per second
   double peak_memory_mb = 0;         ///< device memory on CUDA, the process's resident set on CPU
-  int64_t graph_captures = 0;
 };
+
+// Whether `seconds` beats `best` by enough to prefer a less simple configuration: candidates come
+// simplest first, and timer noise must not pick a layout or graphs for nothing.
+bool clearly_faster(double seconds, double best);
 
 // The first micro-batches of epoch 0 as training draws them, on the plan's device.
 std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,

@@ -7,8 +7,6 @@
 namespace trainer {
 namespace {
 
-// A faster mode must win by this much to be recommended over a simpler one (timer noise).
-constexpr double kRequiredGain = 0.03;
 // Past this share of the device's memory a mode leaves too little headroom to recommend.
 constexpr double kMemoryHeadroom = 0.9;
 
@@ -61,7 +59,7 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
         timings += fmt::format("{}{} {:.4f}", timings.empty() ? "" : ", ", candidate.describe(),
                                candidate_measurement.seconds_per_update);
         if (probe.measurement.seconds_per_update == 0 ||
-            candidate_measurement.seconds_per_update < probe.measurement.seconds_per_update * (1 - kRequiredGain)) {
+            clearly_faster(candidate_measurement.seconds_per_update, probe.measurement.seconds_per_update)) {
           probe.measurement = candidate_measurement;
         }
       }
@@ -75,7 +73,7 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
   const ModeProbe* best = nullptr;
   for (const ModeProbe& probe : comparison.modes) {
     if (memory_limit > 0 && probe.measurement.peak_memory_mb > memory_limit) continue;
-    if (!best || probe.measurement.seconds_per_update < best->measurement.seconds_per_update * (1 - kRequiredGain)) {
+    if (!best || clearly_faster(probe.measurement.seconds_per_update, best->measurement.seconds_per_update)) {
       best = &probe;
     }
   }
@@ -85,10 +83,9 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
   }
   comparison.recommended = best->mode;
   const double none_seconds = comparison.modes.front().measurement.seconds_per_update;
-  comparison.reason = fmt::format("{:.3f} s/update, {:.2f}x none; the simplest mode within {:.0f} % of the fastest",
+  comparison.reason = fmt::format("{:.3f} s/update, {:.2f}x none; the simplest mode within 3 % of the fastest",
                                   best->measurement.seconds_per_update,
-                                  none_seconds / std::max(best->measurement.seconds_per_update, 1e-12),
-                                  kRequiredGain * 100);
+                                  none_seconds / std::max(best->measurement.seconds_per_update, 1e-12));
   return comparison;
 }
 

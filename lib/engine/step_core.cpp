@@ -53,22 +53,22 @@ void StepCore::micro_step(const Batch& batch) {
   scaler_.scale(normalised).backward();
 }
 
-void StepCore::reduce_gradients() {
+std::vector<torch::Tensor> StepCore::defined_grads() const {
   std::vector<torch::Tensor> grads;
   grads.reserve(parameters_.size());
   for (const auto& parameter : parameters_) {
     if (parameter.grad().defined()) grads.push_back(parameter.grad());
   }
+  return grads;
+}
+
+void StepCore::reduce_gradients() {
   // Summed, not averaged: each rank divided its losses by the samples of all ranks' group.
-  gradient_reducer_.all_reduce(grads);
+  gradient_reducer_.all_reduce(defined_grads());
 }
 
 void StepCore::update() {
-  std::vector<torch::Tensor> grads;
-  grads.reserve(parameters_.size());
-  for (const auto& parameter : parameters_) {
-    if (parameter.grad().defined()) grads.push_back(parameter.grad());
-  }
+  const std::vector<torch::Tensor> grads = defined_grads();
   // The grads are read twice per update, the least that clipping allows (the norm must be
   // known before any grad is used): first for their norm, which also gives the finite check
   // and, divided by the scale, the unscaled pre-clip norm; then by the optimizer, which

@@ -36,6 +36,8 @@ class StepCore {
   torch::Tensor laid_out(const torch::Tensor& input) const;
 
  private:
+  std::vector<torch::Tensor> defined_grads() const;
+
   Task& task_;
   FusedOptimizer& optimizer_;
   LossScaler& scaler_;

@@ -11,6 +11,7 @@
 #include "dist/sync_batch_norm.h"
 #include "engine/autotune.h"
 #include "engine/execution_config.h"
+#include "engine/generator_state.h"
 #include "engine/param_groups.h"
 #include "engine/schedule.h"
 #include "engine/step_executor.h"
@@ -129,21 +130,6 @@ LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& wo
   const torch::Tensor sums = value("epoch_loss_sums").to(torch::kDouble).contiguous();
   state.totals.loss_sums.assign(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel());
   return state;
-}
-
-NamedTensors generator_states() {
-  at::Generator generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return {{"cpu", generator.get_state()}};
-}
-
-void restore_generators(const NamedTensors& states) {
-  for (const auto& [name, state] : states) {
-    if (name != "cpu") continue;  // CUDA generators are not saved yet (no GPU path to test)
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-  }
 }
 
 NamedTensors accumulated_gradients(torch::nn::Module& model) {
