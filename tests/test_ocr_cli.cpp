@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "data/ocr_labels.h"
 #include "io/results_csv.h"
@@ -34,6 +36,37 @@ TEST_CASE("trainer data digits writes a reproducible EasyOCR set with disjoint g
     CHECK(line.words.size() >= 2);
     CHECK(line.words.size() <= 4);
     CHECK(std::all_of(line.words.begin(), line.words.end(), [](char32_t c) { return c >= U'0' && c <= U'9'; }));
+  }
+  // glyphs.csv names each digit's source cell (row * 100 + column; five rows per digit): it must
+  // agree with the label, and no cell may feed both splits.
+  const auto cells_of = [&](const char* split) {
+    std::set<int> cells;
+    std::istringstream table(read_text(dir / "a" / split / "glyphs.csv"));
+    std::string row;
+    std::getline(table, row);
+    CHECK(row == "filename,cells");
+    const auto labels = trainer::read_ocr_labels(dir / "a" / split / "labels.csv");
+    size_t i = 0;
+    for (; std::getline(table, row); ++i) {
+      REQUIRE(i < labels.size());
+      CHECK(row.substr(0, row.find(',')) == labels[i].filename);
+      std::istringstream numbers(row.substr(row.find(',') + 1));
+      size_t position = 0;
+      for (int cell; numbers >> cell; ++position) {
+        REQUIRE(position < labels[i].words.size());
+        CHECK(static_cast<char32_t>(U'0' + cell / 100 / 5) == labels[i].words[position]);
+        cells.insert(cell);
+      }
+      CHECK(position == labels[i].words.size());
+    }
+    CHECK(i == labels.size());
+    return cells;
+  };
+  const std::set<int> train_cells = cells_of("train"), val_cells = cells_of("val");
+  CHECK(!val_cells.empty());
+  for (const int cell : val_cells) {
+    CHECK(cell % 10 == 9);  // validation keeps every tenth glyph of each digit
+    CHECK(train_cells.count(cell) == 0);
   }
   CHECK(read_text(dir / "a" / "train" / "labels.csv") == read_text(dir / "b" / "train" / "labels.csv"));
   CHECK(read_text(dir / "a" / "val" / "000003.png") == read_text(dir / "b" / "val" / "000003.png"));

@@ -24,7 +24,13 @@ constexpr int kRowsPerDigit = 5;
 constexpr int kGlyphsPerDigit = kColumns * kRowsPerDigit;
 constexpr int kValidationEvery = 10;
 
-using GlyphPool = std::array<std::vector<cv::Mat>, 10>;
+// A glyph's ink and its cell in digits.png (row * 100 + column), so errors trace back to the sheet.
+struct Glyph {
+  cv::Mat ink;
+  int cell = 0;
+};
+
+using GlyphPool = std::array<std::vector<Glyph>, 10>;
 
 // The ink's bounding box, so glyphs of different sizes line up on the same baseline.
 cv::Mat tight(const cv::Mat& ink) {
@@ -40,10 +46,10 @@ GlyphPool load_glyphs(const cv::Mat& sheet, bool validation) {
   for (int digit = 0; digit < 10; ++digit) {
     for (int k = 0; k < kGlyphsPerDigit; ++k) {
       if ((k % kValidationEvery == kValidationEvery - 1) != validation) continue;
-      const cv::Rect cell((k % kColumns) * kCell, (digit * kRowsPerDigit + k / kColumns) * kCell, kCell, kCell);
+      const int row = digit * kRowsPerDigit + k / kColumns, column = k % kColumns;
       cv::Mat ink;
-      sheet(cell).convertTo(ink, CV_32F, 1.0 / 255.0);
-      pool[static_cast<size_t>(digit)].push_back(tight(ink));
+      sheet(cv::Rect(column * kCell, row * kCell, kCell, kCell)).convertTo(ink, CV_32F, 1.0 / 255.0);
+      pool[static_cast<size_t>(digit)].push_back({tight(ink), row * kColumns + column});
     }
   }
   return pool;
@@ -106,20 +112,22 @@ cv::Mat compose(const std::vector<cv::Mat>& glyphs, int height, SplitMix64& rng)
 void write_split(const fs::path& folder, const GlyphPool& pool, int64_t count, uint64_t split_id,
                  const SynthDigitsOptions& options) {
   fs::create_directories(folder);
-  std::vector<std::string> filenames(static_cast<size_t>(count)), words(static_cast<size_t>(count));
+  std::vector<std::string> filenames(static_cast<size_t>(count)), words(static_cast<size_t>(count)),
+      cells(static_cast<size_t>(count));
   const int height = static_cast<int>(options.height);
   parallel_for_each_index(static_cast<size_t>(count), [&](size_t i) {
     SplitMix64 rng(derive_seed(options.seed, RngStream::augment, {split_id, i}));
     const int64_t length = options.min_length + static_cast<int64_t>(rng.below(static_cast<uint64_t>(options.max_length - options.min_length + 1)));
     std::vector<cv::Mat> glyphs;
-    std::string text;
+    std::string text, sources;
     for (int64_t k = 0; k < length; ++k) {
       const uint64_t digit = rng.below(10);
       const auto& choices = pool[digit];
-      const cv::Mat& glyph = choices[rng.below(choices.size())];
+      const Glyph& glyph = choices[rng.below(choices.size())];
       const int glyph_height = std::min(height - 2, static_cast<int>(std::lround(height * rng.uniform(0.55, 0.8))));
-      glyphs.push_back(vary(glyph, glyph_height, rng));
+      glyphs.push_back(vary(glyph.ink, glyph_height, rng));
       text.push_back(static_cast<char>('0' + digit));
+      sources += (k > 0 ? " " : "") + std::to_string(glyph.cell);
     }
     const cv::Mat image = ink_on_paper(compose(glyphs, height, rng), rng);
     char name[32];
@@ -127,8 +135,10 @@ void write_split(const fs::path& folder, const GlyphPool& pool, int64_t count, u
     if (!cv::imwrite((folder / name).string(), image)) throw UserError("cannot write " + (folder / name).string());
     filenames[i] = name;
     words[i] = text;
+    cells[i] = sources;
   });
   write_ocr_labels(folder, filenames, words);
+  write_image_table(folder / "glyphs.csv", "cells", filenames, cells);
 }
 
 }  // namespace

@@ -18,17 +18,22 @@ void prepare_generated_root(const fs::path& root, const std::vector<std::string>
   if (error) throw UserError("cannot create " + root.string() + ": " + error.message());
 }
 
-void write_ocr_labels(const fs::path& folder, const std::vector<std::string>& filenames,
-                      const std::vector<std::string>& words) {
-  const fs::path path = folder / "labels.csv";
-  const fs::path temporary = folder / "labels.csv.tmp";
+void write_image_table(const fs::path& path, const std::string& column, const std::vector<std::string>& filenames,
+                       const std::vector<std::string>& values) {
+  fs::path temporary = path;
+  temporary += ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary);
-    out << "filename,words\n";
-    for (size_t i = 0; i < filenames.size(); ++i) out << filenames[i] << ',' << words[i] << '\n';
+    out << "filename," << column << '\n';
+    for (size_t i = 0; i < filenames.size(); ++i) out << filenames[i] << ',' << values[i] << '\n';
     if (!out) throw UserError("cannot write " + temporary.string());
   }
   fs::rename(temporary, path);
+}
+
+void write_ocr_labels(const fs::path& folder, const std::vector<std::string>& filenames,
+                      const std::vector<std::string>& words) {
+  write_image_table(folder / "labels.csv", "words", filenames, words);
 }
 
 }  // namespace trainer

@@ -1,10 +1,14 @@
 """How well can a single glyph of the digits validation split be read at all? The OCR digits set
 (`trainer data digits`) keeps every tenth glyph of OpenCV's digits.png for validation (500 glyphs,
 each reused in many strings). This trains a small CNN on the 4,500 training glyphs alone (random
-affine augmentation, the glyph classifier a string reader needs to beat) and prints its accuracy
-on the 500 validation glyphs, several seeds, and the string accuracy that accuracy allows for the
-set's 3-6-digit strings (acc ** length, lengths uniform), i.e. a ceiling for the CRNN.
-Usage: /usr/bin/python3 scripts/python/digits_ceiling.py [epochs] [seeds]"""
+affine augmentation, the glyph classifier a string reader needs to beat) and prints, for several
+seeds, its accuracy on the 500 validation glyphs, the digits.png cells of those it misreads, and
+the string accuracy that accuracy allows for the set's 3-6-digit strings (acc ** length, lengths
+uniform), i.e. a ceiling for the CRNN.
+`crnn-vgg` classifies with the CRNN's own convolutional stack instead (EasyOCR's VGG at
+output_channel 128 or 256, glyphs centred on a 32x32 canvas as in a 32-px line, features averaged
+over height and max-pooled over width): can the CRNN's features read unseen glyphs at all?
+Usage: /usr/bin/python3 scripts/python/digits_ceiling.py [epochs] [seeds] [small|crnn-vgg|crnn-vgg-256]"""
 import sys
 
 import torch
@@ -17,19 +21,40 @@ SOURCE = "/usr/share/doc/opencv-doc/examples/data/digits.png"
 
 def glyphs():
     sheet = torchvision.io.read_image(SOURCE, torchvision.io.ImageReadMode.GRAY)[0].float() / 255.0
-    train, val = ([], []), ([], [])
+    train, val = ([], [], []), ([], [], [])
     for digit in range(10):
         for k in range(500):
             row, col = digit * 5 + k // 100, k % 100
-            cell = sheet[row * 20:(row + 1) * 20, col * 20:(col + 1) * 20]
             target = val if k % 10 == 9 else train
-            target[0].append(cell)
+            target[0].append(sheet[row * 20:(row + 1) * 20, col * 20:(col + 1) * 20])
             target[1].append(digit)
-    as_tensors = lambda split: (torch.stack(split[0]).unsqueeze(1), torch.tensor(split[1]))
+            target[2].append(row * 100 + col)  # the cell number glyphs.csv and digits_errors.py use
+    as_tensors = lambda split: (torch.stack(split[0]).unsqueeze(1), torch.tensor(split[1]), split[2])
     return as_tensors(train), as_tensors(val)
 
 
-def model():
+class CrnnVggClassifier(nn.Module):
+    """EasyOCR's VGG_FeatureExtractor (norm only in its two BatchNorm layers), then a glyph head."""
+
+    def __init__(self, output_channel):
+        super().__init__()
+        c = [output_channel // 8, output_channel // 4, output_channel // 2, output_channel]
+        conv = lambda i, o: [nn.Conv2d(i, o, 3, 1, 1), nn.ReLU()]
+        normed = lambda i, o: [nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
+        self.features = nn.Sequential(
+            *conv(1, c[0]), nn.MaxPool2d(2), *conv(c[0], c[1]), nn.MaxPool2d(2), *conv(c[1], c[2]),
+            *conv(c[2], c[2]), nn.MaxPool2d((2, 1)), *normed(c[2], c[3]), *normed(c[3], c[3]),
+            nn.MaxPool2d((2, 1)), nn.Conv2d(c[3], c[3], 2, 1, 0), nn.ReLU())
+        self.head = nn.Linear(c[3], 10)
+
+    def forward(self, x):
+        x = nn.functional.pad((x - 0.5) / 0.5, (6, 6, 6, 6), value=-1.0)
+        return self.head(self.features(x).mean(2).amax(2))
+
+
+def model(kind):
+    if kind.startswith("crnn-vgg"):
+        return CrnnVggClassifier(256 if kind.endswith("256") else 128)
     return nn.Sequential(
         nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1),
         nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
@@ -38,9 +63,9 @@ def model():
         nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * 5 * 5, 128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))
 
 
-def run(seed, epochs, train, val):
+def run(seed, epochs, train, val, kind):
     torch.manual_seed(seed)
-    net = model()
+    net = model(kind)
     augment = T.RandomAffine(degrees=10, translate=(0.1, 0.1), scale=(0.85, 1.15), shear=10)
     optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
     steps = epochs * (len(train[0]) // 64)
@@ -59,19 +84,22 @@ def run(seed, epochs, train, val):
     net.eval()
     with torch.no_grad():
         predicted = net(val[0]).argmax(1)
-    wrong = (predicted != val[1]).nonzero().flatten().tolist()
+    wrong = [val[2][i] for i in (predicted != val[1]).nonzero().flatten().tolist()]
     return 1 - len(wrong) / len(val[1]), wrong
 
 
 def main():
     epochs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    kind = sys.argv[3] if len(sys.argv) > 3 else "small"
+    if kind not in ("small", "crnn-vgg", "crnn-vgg-256"):
+        sys.exit(f"unknown model {kind}: small, crnn-vgg or crnn-vgg-256")
     torch.set_num_threads(2)
     train, val = glyphs()
     for seed in range(seeds):
-        accuracy, wrong = run(seed, epochs, train, val)
+        accuracy, wrong = run(seed, epochs, train, val, kind)
         strings = sum(accuracy ** length for length in range(3, 7)) / 4
-        print(f"seed {seed}: glyph accuracy {accuracy:.4f} ({len(wrong)} of {len(val[1])} wrong: {wrong}); "
+        print(f"seed {seed}: glyph accuracy {accuracy:.4f} ({len(wrong)} of {len(val[1])} wrong, digits.png cells: {wrong}); "
               f"3-6-digit string accuracy it allows: {strings:.4f}")
 
 
