@@ -108,10 +108,7 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
   return measurement;
 }
 
-bool clearly_faster(double seconds, double best) {
-  constexpr double kRequiredGain = 0.03;
-  return seconds < best * (1 - kRequiredGain);
-}
+bool clearly_faster(double seconds, double best) { return seconds < best * (1 - kClearlyFasterGain); }
 
 std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& settings, const TrainingPlan& plan,
                                              const std::vector<ExecutionConfig>& configs,

@@ -21,8 +21,11 @@ struct ProbeMeasurement {
   double peak_memory_mb = 0;         ///< device memory on CUDA, the process's resident set on CPU
 };
 
-// Whether `seconds` beats `best` by enough to prefer a less simple configuration: candidates come
+// The share of time a less simple configuration must save to be preferred: candidates come
 // simplest first, and timer noise must not pick a layout or graphs for nothing.
+constexpr double kClearlyFasterGain = 0.03;
+
+// Whether `seconds` beats `best` by at least kClearlyFasterGain.
 bool clearly_faster(double seconds, double best);
 
 // The first micro-batches of epoch 0 as training draws them, on the plan's device.
