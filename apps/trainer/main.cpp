@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "util/error.h"
+#include "util/host_allocator.h"
 
 namespace {
 
@@ -28,6 +29,7 @@ void add_common(CLI::App* command, trainer::app::CommonOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  trainer::keep_freed_host_memory();
   CLI::App app{"trainer: train vision models from YAML recipes on LibTorch"};
   app.require_subcommand(1);
   trainer::app::CommonOptions options;
