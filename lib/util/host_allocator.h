@@ -6,8 +6,8 @@ namespace trainer {
 // Keeps freed heap memory (blocks up to 1 GiB) in the process for reuse instead of handing it
 // back to the kernel. glibc maps every block above its mmap threshold (at most 32 MB by default)
 // anew and unmaps it on free, so each training step page-faults its large CPU tensors in again
-// and the kernel zeroes every page: on the 2-core CPU that was 2.5x the system time and 8 % of
-// the CRNN's step time (docs/benchmarks.md). The resident set stays at its peak instead of
+// and the kernel zeroes every page: on the 2-core CPU that cost YOLOv8n's step a third of its
+// time and the CRNN's 8 % (docs/benchmarks.md). The resident set stays at its peak instead of
 // falling between steps. Returns false where the C library is not glibc or refuses the setting.
 bool keep_freed_host_memory();
 
