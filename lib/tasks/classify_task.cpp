@@ -101,33 +101,25 @@ std::vector<double> ClassifyTask::validation_partials(const torch::Device& devic
                 settings_.prefetch);
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});
-  loader.start_epoch(shard_batches(make_batches(order, batch_size, false), shard), 0);
+  const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
+  loader.start_epoch(batches, 0);
 
-  const bool was_training = model_->is_training();
-  model_->eval();
   const int64_t k = std::min<int64_t>(5, classes());
   // Sums stay on the device; one read-back at the end.
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
   torch::Tensor top1 = torch::zeros({}, torch::TensorOptions().device(device).dtype(torch::kLong));
   torch::Tensor topk = torch::zeros_like(top1);
   int64_t seen = 0;
-  {
-    c10::InferenceMode inference;
-    while (auto batch = loader.next()) {
-      const int64_t n = batch->size;
-      const torch::Tensor input = padded_rows(batch->input, batch_size);
-      const torch::Tensor logits = model_->forward(input.to(device, true)).narrow(0, 0, n).to(torch::kFloat);
-      const torch::Tensor target = batch->target.to(device, true);
-      loss_sum += torch::nn::functional::cross_entropy(
-          logits, target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-      const torch::Tensor best = std::get<1>(logits.topk(k, 1));
-      const torch::Tensor hits = best.eq(target.unsqueeze(1));
-      top1 += hits.select(1, 0).sum();
-      topk += hits.any(1).sum();
-      seen += n;
-    }
-  }
-  if (was_training) model_->train();
+  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
+                            [&](size_t, const Batch& batch, const torch::Tensor& input) {
+    const torch::Tensor logits = model_->forward(input).narrow(0, 0, batch.size).to(torch::kFloat);
+    loss_sum += torch::nn::functional::cross_entropy(
+        logits, batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    const torch::Tensor hits = std::get<1>(logits.topk(k, 1)).eq(batch.target.unsqueeze(1));
+    top1 += hits.select(1, 0).sum();
+    topk += hits.any(1).sum();
+    seen += batch.size;
+  });
   return {loss_sum.item<double>(), static_cast<double>(top1.item<int64_t>()), static_cast<double>(topk.item<int64_t>()),
           static_cast<double>(seen)};
 }

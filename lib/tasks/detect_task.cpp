@@ -169,32 +169,24 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
   Loader loader(make_detect_collate(*val_, evaluation, 0), settings_.workers, settings_.prefetch);
   loader.start_epoch(batches, 0);
 
-  const bool was_training = model_->is_training();
-  model_->eval();
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
   DetectionMetrics metrics;
-  {
-    c10::InferenceMode inference;
-    for (const auto& indices : batches) {
-      std::optional<Batch> batch = loader.next();
-      TORCH_INTERNAL_ASSERT(batch, "validation loader ended early");
-      const int64_t n = batch->size;
-      batch->to(device);
-      std::vector<torch::Tensor> levels = model_->forward(padded_rows(batch->input, batch_size));
-      for (auto& level : levels) level = level.narrow(0, 0, n);
-      loss_sums += (*loss_)(levels, batch->target).parts.to(torch::kFloat);
-      const std::vector<torch::Tensor> found = detections(levels, settings_.conf.value_or(kValidationConfidence));
-      for (size_t row = 0; row < indices.size(); ++row) {
-        const size_t index = indices[row];
-        torch::Tensor boxes = found[row].clone();
-        const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
-        boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
-        const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
-        metrics.add_image(boxes, gt_boxes, gt_classes);
-      }
+  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
+                            [&](size_t position, const Batch& batch, const torch::Tensor& input) {
+    std::vector<torch::Tensor> levels = model_->forward(input);
+    for (auto& level : levels) level = level.narrow(0, 0, batch.size);
+    loss_sums += (*loss_)(levels, batch.target).parts.to(torch::kFloat);
+    const std::vector<torch::Tensor> found = detections(levels, settings_.conf.value_or(kValidationConfidence));
+    const std::vector<size_t>& indices = batches[position];
+    for (size_t row = 0; row < indices.size(); ++row) {
+      const size_t index = indices[row];
+      torch::Tensor boxes = found[row].clone();
+      const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
+      boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
+      const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
+      metrics.add_image(boxes, gt_boxes, gt_classes);
     }
-  }
-  if (was_training) model_->train();
+  });
 
   const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
   std::vector<double> partials{losses[0].item<double>(), losses[1].item<double>(), losses[2].item<double>(), 0.0};

@@ -144,31 +144,22 @@ std::vector<double> OcrTask::validation_partials(const torch::Device& device, co
   Loader loader(make_text_line_collate(*val_, *charset_, shape_), settings_.workers, settings_.prefetch);
   loader.start_epoch(batches, 0);
 
-  const bool was_training = model_->is_training();
-  model_->eval();
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
   TextScores scores;
   std::vector<std::string> shown;
-  {
-    c10::InferenceMode inference;
-    for (const auto& indices : batches) {
-      std::optional<Batch> batch = loader.next();
-      TORCH_INTERNAL_ASSERT(batch, "validation loader ended early");
-      const int64_t n = batch->size;
-      batch->to(device);
-      const torch::Tensor logits = model_->forward(padded_rows(batch->input, batch_size)).narrow(0, 0, n);
-      loss_sum += ctc_sum(logits, *batch);
-      const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
-      for (size_t row = 0; row < decoded.size(); ++row) {
-        const std::u32string& truth = val_->label(indices[row]);
-        scores.add(decoded[row].text, truth);
-        if (shown.size() < kShownSamples) {
-          shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) + (decoded[row].text == truth ? "" : " (wrong)"));
-        }
+  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
+                            [&](size_t position, const Batch& batch, const torch::Tensor& input) {
+    const torch::Tensor logits = model_->forward(input).narrow(0, 0, batch.size);
+    loss_sum += ctc_sum(logits, batch);
+    const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
+    for (size_t row = 0; row < decoded.size(); ++row) {
+      const std::u32string& truth = val_->label(batches[position][row]);
+      scores.add(decoded[row].text, truth);
+      if (shown.size() < kShownSamples) {
+        shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) + (decoded[row].text == truth ? "" : " (wrong)"));
       }
     }
-  }
-  if (was_training) model_->train();
+  });
   spdlog::info("val samples: {}", fmt::join(shown, ", "));
   std::vector<double> sums{loss_sum.item<double>()};
   const std::vector<double> totals = scores.totals();

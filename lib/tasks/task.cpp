@@ -12,6 +12,22 @@ torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows) {
   return torch::cat({input, torch::zeros(shape, input.options())});
 }
 
+void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t batches, int64_t rows,
+                               const torch::Device& device, const ValidationVisit& visit) {
+  const bool was_training = model.is_training();
+  model.eval();
+  {
+    c10::InferenceMode inference;
+    for (size_t position = 0; position < batches; ++position) {
+      std::optional<Batch> batch = loader.next();
+      TORCH_INTERNAL_ASSERT(batch, "validation loader ended after ", position, " of ", batches, " batches");
+      batch->to(device);
+      visit(position, *batch, padded_rows(batch->input, rows));
+    }
+  }
+  if (was_training) model.train();
+}
+
 std::vector<double> add_up(const std::vector<std::vector<double>>& partials) {
   std::vector<double> sums;
   for (const auto& partial : partials) {

@@ -2,6 +2,7 @@
 // of a micro-batch and validates. The engine owns everything about training (accumulation, AMP,
 // clipping, EMA, schedule, checkpoints) and never knows which model it trains.
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,15 @@ struct Metrics {
 // Pads a validation batch to the fixed validation batch size with zero rows (R28: one input shape);
 // the extra rows are dropped from the output before any loss or metric.
 torch::Tensor padded_rows(const torch::Tensor& input, int64_t rows);
+
+using ValidationVisit = std::function<void(size_t position, const Batch& batch, const torch::Tensor& input)>;
+
+// Validation's batch loop: the model in eval mode (its mode restored afterwards) and inference
+// mode; each of the `batches` batches of `loader` goes to `device`, and `visit` gets its position,
+// the batch (batch.size real rows) and its input padded to `rows` rows (R28: one input shape), whose
+// output rows past batch.size it drops.
+void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t batches, int64_t rows,
+                               const torch::Device& device, const ValidationVisit& visit);
 
 // Element-wise sum of partial results that are sums (counts, loss totals) of equal layout.
 std::vector<double> add_up(const std::vector<std::vector<double>>& partials);
