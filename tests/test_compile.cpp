@@ -67,6 +67,7 @@ TEST_CASE("each compile mode resolves to its documented configuration", "[compil
     CHECK_FALSE(graphs.config.graphs);
     CHECK_THAT(graphs.unavailable, Catch::Contains("CUDA-graph capture needs a CUDA device"));
     const ResolvedExecution autotune = resolve_execution(CompileMode::max_autotune, cpu, false, true);
+    CHECK_THAT(autotune.unavailable, Catch::Contains("measures memory layouts only"));
     REQUIRE(autotune.candidates.size() == 2);  // memory layout only
     CHECK_FALSE(autotune.candidates[0].channels_last);
     CHECK(autotune.candidates[1].channels_last);

@@ -36,7 +36,8 @@ ResolvedExecution resolve_execution(CompileMode mode, const c10::Device& device,
   config.graphs = cuda && mode == CompileMode::reduce_overhead;
   if (wants_graphs && !cuda) {
     resolved.unavailable = std::string("CUDA-graph capture needs a CUDA device; on ") + c10::DeviceTypeName(device.type()) +
-                           " compile=" + to_string(mode) + " runs its steps eagerly";
+                           " compile=" + to_string(mode) +
+                           (mode == CompileMode::max_autotune ? " measures memory layouts only" : " runs its steps eagerly");
   }
   if (mode == CompileMode::max_autotune) {
     for (const bool channels_last : {false, true}) {

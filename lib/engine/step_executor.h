@@ -37,7 +37,7 @@ struct StepStats {
 
 // How the steps ran, for the run's results (R2: captures over a whole run should be few).
 struct ExecutionReport {
-  std::string executor;        ///< "eager", or which part runs as CUDA graphs
+  std::string executor;        ///< "eager", or which part runs as CUDA graphs; the layout if not the default
   int64_t input_shapes = 0;    ///< distinct micro-batch shapes met
   int64_t graph_captures = 0;  ///< graphs captured (one per shape up to compile_cache_limit)
   int64_t eager_shapes = 0;    ///< shapes that ran eagerly because the limit was reached

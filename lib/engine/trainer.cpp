@@ -175,7 +175,11 @@ ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& 
   torch::nn::Module& model = task.model();
   const ResolvedExecution resolved =
       resolve_execution(plan.compile, plan.device, plan.amp_dtype.has_value(), is_convolutional(model));
-  if (!resolved.unavailable.empty()) spdlog::warn("{}", resolved.unavailable);
+  // reduce-overhead loses what it was asked for; max-autotune only has fewer candidates to measure.
+  if (!resolved.unavailable.empty()) {
+    spdlog::log(plan.compile == CompileMode::max_autotune ? spdlog::level::info : spdlog::level::warn, "{}",
+                resolved.unavailable);
+  }
   ExecutionConfig chosen = resolved.candidates.empty()
                                ? resolved.config
                                : autotune_execution(task, settings, plan, resolved.candidates, collective);
@@ -445,6 +449,7 @@ TrainingSummary Trainer::fit() {
   summary.seconds = seconds_since(run_start);
   summary.gradient_all_reduces = executor->gradient_all_reduces();
   summary.execution = executor->report();
+  if (execution.channels_last) summary.execution.executor += ", channels-last";
   return summary;
 }
 

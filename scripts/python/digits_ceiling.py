@@ -8,8 +8,11 @@ uniform), i.e. a ceiling for the CRNN.
 `crnn-vgg` classifies with the CRNN's own convolutional stack instead (EasyOCR's VGG at
 output_channel 128 or 256, glyphs centred on a 32x32 canvas as in a 32-px line, features averaged
 over height and max-pooled over width): can the CRNN's features read unseen glyphs at all?
-Usage: /usr/bin/python3 scripts/python/digits_ceiling.py [epochs] [seeds] [small|crnn-vgg|crnn-vgg-256]"""
-import sys
+`--elastic ALPHA SIGMA` adds Simard-style elastic distortion of each glyph before the affine one
+(torchvision's ElasticTransform), `--weight-decay` sets AdamW's, `--first-seed` skips seeds.
+Usage: /usr/bin/python3 scripts/python/digits_ceiling.py [epochs] [seeds] [small|crnn-vgg|crnn-vgg-256]
+       [--elastic ALPHA SIGMA] [--weight-decay WD] [--first-seed N]"""
+import argparse
 
 import torch
 import torch.nn as nn
@@ -63,11 +66,13 @@ def model(kind):
         nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * 5 * 5, 128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))
 
 
-def run(seed, epochs, train, val, kind):
+def run(seed, epochs, train, val, options):
     torch.manual_seed(seed)
-    net = model(kind)
+    net = model(options.model)
     augment = T.RandomAffine(degrees=10, translate=(0.1, 0.1), scale=(0.85, 1.15), shear=10)
-    optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    if options.elastic:
+        augment = T.Compose([T.ElasticTransform(alpha=options.elastic[0], sigma=options.elastic[1]), augment])
+    optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=options.weight_decay)
     steps = epochs * (len(train[0]) // 64)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, 2e-3, total_steps=steps)
     for _ in range(epochs):
@@ -89,15 +94,18 @@ def run(seed, epochs, train, val, kind):
 
 
 def main():
-    epochs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    kind = sys.argv[3] if len(sys.argv) > 3 else "small"
-    if kind not in ("small", "crnn-vgg", "crnn-vgg-256"):
-        sys.exit(f"unknown model {kind}: small, crnn-vgg or crnn-vgg-256")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("epochs", type=int, nargs="?", default=30)
+    parser.add_argument("seeds", type=int, nargs="?", default=3)
+    parser.add_argument("model", nargs="?", default="small", choices=("small", "crnn-vgg", "crnn-vgg-256"))
+    parser.add_argument("--elastic", type=float, nargs=2, metavar=("ALPHA", "SIGMA"))
+    parser.add_argument("--weight-decay", type=float, default=5e-4)
+    parser.add_argument("--first-seed", type=int, default=0)
+    options = parser.parse_args()
     torch.set_num_threads(2)
     train, val = glyphs()
-    for seed in range(seeds):
-        accuracy, wrong = run(seed, epochs, train, val, kind)
+    for seed in range(options.first_seed, options.first_seed + options.seeds):
+        accuracy, wrong = run(seed, options.epochs, train, val, options)
         strings = sum(accuracy ** length for length in range(3, 7)) / 4
         print(f"seed {seed}: glyph accuracy {accuracy:.4f} ({len(wrong)} of {len(val[1])} wrong, digits.png cells: {wrong}); "
               f"3-6-digit string accuracy it allows: {strings:.4f}")
