@@ -13,6 +13,7 @@ char* volatile escaped = nullptr;
 
 TEST_CASE("freed host memory stays in the heap: a 48 MB block is not mapped on its own", "[memory]") {
   REQUIRE(trainer::keep_freed_host_memory());
+  CHECK(trainer::freed_host_memory_kept());
   // glibc's default would map this block (above its 32 MB ceiling) and unmap it on free.
   constexpr size_t kBytes = size_t{48} << 20;
   const size_t mapped_before = mallinfo2().hblkhd;

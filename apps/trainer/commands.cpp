@@ -24,6 +24,7 @@
 #include "io/state_dict.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
+#include "util/host_allocator.h"
 #include "util/stop_signal.h"
 
 namespace trainer::app {
@@ -205,7 +206,9 @@ int run_plan(const CommonOptions& options, int64_t probe_updates) {
   task->pin_derived_settings(settings);
   const TrainingPlan plan = plan_for(settings, *task, planned_world(settings));
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
-  print_rows(plan_rows(plan));
+  std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
+  rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");
+  print_rows(rows);
   if (probe_updates > 0) print_mode_comparison(*task, settings, plan, probe_updates);
   return 0;
 }

@@ -11,4 +11,7 @@ namespace trainer {
 // falling between steps. Returns false where the C library is not glibc or refuses the setting.
 bool keep_freed_host_memory();
 
+// Whether keep_freed_host_memory() has succeeded in this process (`trainer plan` says so).
+bool freed_host_memory_kept();
+
 }  // namespace trainer
