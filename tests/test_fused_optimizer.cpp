@@ -163,19 +163,31 @@ struct Snapshot {
   }
 };
 
+FusedOptimizerOptions options_of(OptimizerKind kind) {
+  FusedOptimizerOptions options;
+  options.kind = kind;
+  return options;
+}
+
+// Parameters with gradients and an optimizer that has stepped once, so its state exists.
+struct SteppedOnce {
+  std::vector<torch::Tensor> params;
+  FusedOptimizer optimizer;
+  SteppedOnce(OptimizerKind kind, torch::ScalarType dtype)
+      : params(leaf_copies(make_params(dtype))), optimizer(make_groups(params, 1e-2), options_of(kind)) {
+    for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
+    optimizer.step();
+  }
+};
+
 }  // namespace
 
 TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-identical",
           "[engine]") {
   for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
-      std::vector<torch::Tensor> params = leaf_copies(make_params(dtype));
-      FusedOptimizerOptions options;
-      options.kind = kind;
-      FusedOptimizer optimizer(make_groups(params, 1e-2), options);
-      for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
-      optimizer.step();
-
+      SteppedOnce stepped(kind, dtype);
+      auto& [params, optimizer] = stepped;
       const Snapshot before(params, optimizer);
 
       optimizer.step(torch::ones({}));
@@ -361,13 +373,8 @@ TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical,
   for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
       INFO(to_string(kind) << " " << c10::toString(dtype));
-      std::vector<torch::Tensor> params = leaf_copies(make_params(dtype));
-      FusedOptimizerOptions options;
-      options.kind = kind;
-      FusedOptimizer optimizer(make_groups(params, 1e-2), options);
-      for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
-      optimizer.step();
-
+      SteppedOnce stepped(kind, dtype);
+      auto& [params, optimizer] = stepped;
       const Snapshot before(params, optimizer);
 
       for (auto& p : params) p.mutable_grad() = torch::randn_like(p);
