@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <numeric>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -20,6 +21,8 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+
+#include "data/sampler.h"
 
 namespace trainer::testing {
 
@@ -159,6 +162,12 @@ int64_t parameter_count(const torch::nn::Module& module) {
   int64_t count = 0;
   for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
   return count;
+}
+
+std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch) {
+  std::vector<size_t> order(samples);
+  std::iota(order.begin(), order.end(), size_t{0});
+  return make_batches(order, batch, false);
 }
 
 size_t count_lines(const std::string& text, const std::string& needle) {

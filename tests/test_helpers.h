@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "io/checkpoint.h"
 
@@ -113,6 +114,9 @@ double max_relative_difference(const NamedTensors& a, const NamedTensors& b);
 
 // Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
 int64_t parameter_count(const torch::nn::Module& module);
+
+// Samples 0..samples-1 in order, cut into batches of `batch` (the last one short).
+std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch);
 
 // How many lines of `text` contain `needle`.
 size_t count_lines(const std::string& text, const std::string& needle);

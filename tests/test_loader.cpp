@@ -11,18 +11,14 @@
 #include "data/loader.h"
 #include "data/open_dataset.h"
 #include "data/sampler.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace trainer;
+using trainer::testing::batches_of;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::vector<std::vector<size_t>> batches_of(size_t n, int64_t batch) {
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  return make_batches(order, batch, false);
-}
 
 // Encodes indices and epoch into the batch, sleeping a little so workers overlap and finish out of
 // order.

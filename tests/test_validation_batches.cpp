@@ -2,12 +2,11 @@
 // after, one padded input shape, every batch in order, and a loader that ends early is an error.
 #include <catch2/catch.hpp>
 
-#include <numeric>
-
-#include "data/sampler.h"
 #include "tasks/task.h"
+#include "test_helpers.h"
 
 using namespace trainer;
+using trainer::testing::batches_of;
 
 namespace {
 
@@ -19,12 +18,6 @@ Batch indices_as_input(const std::vector<size_t>& indices, int64_t) {
   for (size_t i = 0; i < indices.size(); ++i) batch.input[static_cast<int64_t>(i)].fill_(static_cast<double>(indices[i]));
   batch.target = torch::zeros({batch.size}, torch::kLong);
   return batch;
-}
-
-std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch) {
-  std::vector<size_t> order(samples);
-  std::iota(order.begin(), order.end(), size_t{0});
-  return make_batches(order, batch, false);
 }
 
 }  // namespace
