@@ -66,8 +66,10 @@ TEST_CASE("each compile mode resolves to its documented configuration", "[compil
     const ResolvedExecution graphs = resolve_execution(CompileMode::reduce_overhead, cpu, false, true);
     CHECK_FALSE(graphs.config.graphs);
     CHECK_THAT(graphs.unavailable, Catch::Contains("CUDA-graph capture needs a CUDA device"));
+    CHECK(graphs.unavailable_changes_run);
     const ResolvedExecution autotune = resolve_execution(CompileMode::max_autotune, cpu, false, true);
     CHECK_THAT(autotune.unavailable, Catch::Contains("measures memory layouts only"));
+    CHECK_FALSE(autotune.unavailable_changes_run);
     REQUIRE(autotune.candidates.size() == 2);  // memory layout only
     CHECK_FALSE(autotune.candidates[0].channels_last);
     CHECK(autotune.candidates[1].channels_last);
@@ -254,6 +256,39 @@ TEST_CASE("trainer plan --probe times every compile mode and recommends one", "[
   const CommandResult plain = run_trainer("plan data=" + dir.file("data") + " imgsz=16 device=cpu");
   CHECK(plain.exit_code == 0);
   CHECK(plain.output.find("recommendation") == std::string::npos);
+}
+
+TEST_CASE("the run summary names the memory layout max-autotune's decision keeps", "[compile][cli]") {
+  TempDir dir("compile-summary");
+  write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
+  const std::string train = "train data=" + dir.file("data") + " imgsz=16 batch=4 epochs=1 val=false device=cpu "
+                            "workers=0 compile=max-autotune compile_cache_dir=" + dir.file("cache") +
+                            " project=" + dir.file("runs");
+  const CommandResult measured = run_trainer(train);
+  INFO(measured.output);
+  REQUIRE(measured.exit_code == 0);
+  CHECK_THAT(measured.output, Catch::Contains("max-autotune: chose"));
+  std::filesystem::path decision_file;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "cache")) decision_file = entry.path();
+  REQUIRE_FALSE(decision_file.empty());
+  // Which layout the measurement picks depends on the machine; the stored decision is what a
+  // later start obeys, so set it both ways.
+  for (const bool channels_last : {true, false}) {
+    std::string decision = read_text(decision_file);
+    for (const char* stored : {"\"channels_last\":true", "\"channels_last\":false"}) {
+      const size_t at = decision.find(stored);
+      if (at != std::string::npos) {
+        decision.replace(at, std::string(stored).size(),
+                         channels_last ? "\"channels_last\":true" : "\"channels_last\":false");
+      }
+    }
+    write_text(decision_file, decision);
+    const CommandResult reused = run_trainer(train);
+    INFO(reused.output);
+    REQUIRE(reused.exit_code == 0);
+    CHECK_THAT(reused.output, Catch::Contains("max-autotune: reusing the decision"));
+    CHECK_THAT(reused.output, Catch::Contains(channels_last ? "execution: eager, channels-last; " : "execution: eager; "));
+  }
 }
 
 namespace {

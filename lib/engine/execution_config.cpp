@@ -35,9 +35,10 @@ ResolvedExecution resolve_execution(CompileMode mode, const c10::Device& device,
   const bool wants_graphs = mode == CompileMode::reduce_overhead || mode == CompileMode::max_autotune;
   config.graphs = cuda && mode == CompileMode::reduce_overhead;
   if (wants_graphs && !cuda) {
+    resolved.unavailable_changes_run = mode == CompileMode::reduce_overhead;
     resolved.unavailable = std::string("CUDA-graph capture needs a CUDA device; on ") + c10::DeviceTypeName(device.type()) +
                            " compile=" + to_string(mode) +
-                           (mode == CompileMode::max_autotune ? " measures memory layouts only" : " runs its steps eagerly");
+                           (resolved.unavailable_changes_run ? " runs its steps eagerly" : " measures memory layouts only");
   }
   if (mode == CompileMode::max_autotune) {
     for (const bool channels_last : {false, true}) {

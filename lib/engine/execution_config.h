@@ -25,6 +25,9 @@ struct ResolvedExecution {
   ExecutionConfig config;             ///< what the run uses (max-autotune: the base its candidates share)
   std::vector<ExecutionConfig> candidates;  ///< max-autotune: what it measures; else empty
   std::string unavailable;            ///< what the mode asks for that this device lacks, said once; "" = nothing
+  /// Whether the lack changes what the run does (reduce-overhead runs eagerly: a warning) or only
+  /// narrows what max-autotune measures (worth an info line).
+  bool unavailable_changes_run = false;
 };
 
 // The mode on `device`: none = eager; default = cuDNN autotuning, TF32 and, for convolutional

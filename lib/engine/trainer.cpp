@@ -175,9 +175,8 @@ ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& 
   torch::nn::Module& model = task.model();
   const ResolvedExecution resolved =
       resolve_execution(plan.compile, plan.device, plan.amp_dtype.has_value(), is_convolutional(model));
-  // reduce-overhead loses what it was asked for; max-autotune only has fewer candidates to measure.
   if (!resolved.unavailable.empty()) {
-    spdlog::log(plan.compile == CompileMode::max_autotune ? spdlog::level::info : spdlog::level::warn, "{}",
+    spdlog::log(resolved.unavailable_changes_run ? spdlog::level::warn : spdlog::level::info, "{}",
                 resolved.unavailable);
   }
   ExecutionConfig chosen = resolved.candidates.empty()
