@@ -49,6 +49,20 @@ class CapturedLog {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
+// A full disk for the object's lifetime: the process can write at most `bytes` into any file,
+// and writes past that fail (EFBIG, with SIGXFSZ ignored) as they would with ENOSPC.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(uint64_t bytes);
+  ~FileSizeLimit();
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  uint64_t previous_soft_limit_;
+  void (*previous_handler_)(int);
+};
+
 struct CommandResult {
   int exit_code = -1;
   std::string output;  // stdout and stderr together

@@ -124,13 +124,17 @@ TEST_CASE("a failed checkpoint write is a clear error and keeps the previous fil
   const auto path = dir.path() / "last.pt";
   save_checkpoint(path, checkpoint);
   const std::string before = trainer::testing::read_text(path);
-  // The temporary file cannot be created where a folder of that name stands.
-  std::filesystem::create_directories(path.string() + ".tmp");
   checkpoint.epoch = 5;
-  CHECK_THROWS_WITH(save_checkpoint(path, checkpoint),
-                    Catch::Contains("cannot write checkpoint") && Catch::Contains("last.pt"));
+  {
+    const trainer::testing::FileSizeLimit full_disk(before.size() / 2);
+    CHECK_THROWS_WITH(save_checkpoint(path, checkpoint),
+                      Catch::Contains("cannot write checkpoint") && Catch::Contains("last.pt"));
+  }
   CHECK(trainer::testing::read_text(path) == before);
   CHECK(load_checkpoint(path).epoch == 0);
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) files += entry.is_regular_file();
+  CHECK(files == 1);  // no temporary left behind
   CHECK_THROWS_WITH(save_checkpoint(dir.path() / "no-such-folder" / "last.pt", checkpoint),
                     Catch::Contains("no-such-folder"));
 }

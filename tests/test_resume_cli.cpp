@@ -81,3 +81,27 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
     CHECK(trainer::identical(final_weights(dir.path(), "interrupted"), expected));
   }
 }
+
+TEST_CASE("a full disk stops training with a clear error and leaves the saved checkpoint whole", "[cli][resume]") {
+  TempDir dir("full-disk");
+  write_two_class_images(dir / "data", {12, 4, 32, 5, "a", "b"});
+  const std::string run = recipe(dir.path(), "full") + " epochs=1 val=false --quiet";
+  REQUIRE(run_trainer("train " + run).exit_code == 0);
+  const auto last = dir / "runs" / "classify" / "full" / "weights" / "last.pt";
+  const std::string saved = read_text(last);
+
+  // The same run again into the same folder, with room for half a checkpoint. Ignoring SIGXFSZ
+  // turns the limit into failing writes, as a full disk gives.
+  const size_t blocks = saved.size() / 2 / 512;  // ulimit -f counts 512-byte blocks
+  const CommandResult full = run_command("trap '' XFSZ; ulimit -f " + std::to_string(blocks) + "; " +
+                                         std::string(TRAINER_BINARY) + " train " + run);
+  INFO(full.output);
+  CHECK(full.exit_code == 2);
+  CHECK_THAT(full.output, Catch::Contains("cannot write checkpoint") && Catch::Contains("last.pt") &&
+                              Catch::Contains("File too large"));
+  CHECK(read_text(last) == saved);
+  for (const auto& entry : std::filesystem::directory_iterator(last.parent_path())) {
+    INFO(entry.path());
+    CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
+  }
+}

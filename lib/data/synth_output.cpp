@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -20,15 +21,12 @@ void prepare_generated_root(const fs::path& root, const std::vector<std::string>
 
 void write_image_table(const fs::path& path, const std::string& column, const std::vector<std::string>& filenames,
                        const std::vector<std::string>& values) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
+  replace_file_atomically(path, [&](const fs::path& temporary) {
     std::ofstream out(temporary, std::ios::binary);
     out << "filename," << column << '\n';
     for (size_t i = 0; i < filenames.size(); ++i) out << filenames[i] << ',' << values[i] << '\n';
-    if (!out) throw UserError("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, path);
+    if (!out.flush()) throw UserError("cannot write " + temporary.string());
+  });
 }
 
 void write_ocr_labels(const fs::path& folder, const std::vector<std::string>& filenames,

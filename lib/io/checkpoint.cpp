@@ -1,12 +1,10 @@
 #include "io/checkpoint.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <ATen/core/Dict.h>
 #include <ATen/core/ivalue.h>
 
 #include "io/tensor_archive.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -38,13 +36,6 @@ NamedTensors named_tensors(const c10::IValue& value, const std::string& key, con
   return tensors;
 }
 
-void fsync_path(const std::filesystem::path& path, int flags) {
-  const int fd = ::open(path.c_str(), flags);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
@@ -67,15 +58,11 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   top.insert("best_fitness", at::scalar_tensor(checkpoint.best_fitness, at::kDouble));
   top.insert("recipe", checkpoint.recipe);
 
-  const std::filesystem::path temporary = path.string() + ".tmp";
   try {
-    write_archive(temporary.string(), c10::IValue(top));
-    fsync_path(temporary, O_RDONLY);
-    std::filesystem::rename(temporary, path);
-    fsync_path(path.parent_path().empty() ? "." : path.parent_path(), O_RDONLY | O_DIRECTORY);
+    replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
+      write_archive(temporary.string(), c10::IValue(top));
+    });
   } catch (const std::exception& error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
     throw UserError("cannot write checkpoint " + path.string() + " (" + error.what() +
                     "); the previous file, if any, is unchanged");
   }

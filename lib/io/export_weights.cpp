@@ -1,14 +1,12 @@
 #include "io/export_weights.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <ATen/core/Dict.h>
 #include <ATen/core/ivalue.h>
 
 #include "io/checkpoint.h"
 #include "io/safetensors.h"
 #include "io/tensor_archive.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -42,25 +40,12 @@ fs::path output_path(const fs::path& checkpoint, WeightsFormat format, const Exp
 }
 
 // torch.save-compatible and atomic like the checkpoints, so a failed export keeps an older one.
-void fsync_path(const fs::path& path, int flags) {
-  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 void write_pt(const fs::path& path, const NamedTensors& tensors) {
   c10::impl::GenericDict dict(c10::StringType::get(), c10::TensorType::get());
   for (const auto& [name, tensor] : tensors) dict.insert(name, tensor);
-  const fs::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
   try {
-    write_archive(temporary.string(), c10::IValue(dict));
-    fsync_path(temporary, O_RDONLY);
-    fs::rename(temporary, path);
-    fsync_path(path.parent_path().empty() ? "." : path.parent_path(), O_RDONLY | O_DIRECTORY);
+    replace_file_atomically(path, [&](const fs::path& temporary) { write_archive(temporary.string(), c10::IValue(dict)); });
   } catch (const std::exception& error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
     throw UserError("cannot write " + path.string() + " (" + error.what() + "); the previous file, if any, is unchanged");
   }
 }

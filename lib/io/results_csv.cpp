@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -65,10 +67,17 @@ void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& l
       if (std::strtoll(line.c_str(), nullptr, 10) <= keep_epochs_) kept.push_back(line);
     }
   }
-  std::ofstream out(path_, std::ios::trunc);
-  if (!out) throw UserError("cannot write " + path_.string());
-  out << join(columns(loss_names, metric_names), ",") << "\n";
-  for (const auto& line : kept) out << line << "\n";
+  // A resumed run's rows survive a failed rewrite (a full disk) as they were.
+  try {
+    replace_file_atomically(path_, [&](const std::filesystem::path& temporary) {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << join(columns(loss_names, metric_names), ",") << "\n";
+      for (const auto& line : kept) out << line << "\n";
+      if (!out.flush()) throw std::runtime_error("write failed");
+    });
+  } catch (const std::exception& error) {
+    throw UserError("cannot write " + path_.string() + " (" + error.what() + ")");
+  }
 }
 
 void ResultsCsv::on_epoch_end(const EpochRecord& record) {
@@ -90,8 +99,8 @@ void ResultsCsv::on_epoch_end(const EpochRecord& record) {
   row.push_back(std::to_string(record.input_shapes));
   row.push_back(std::to_string(record.graph_captures));
   std::ofstream out(path_, std::ios::app);
-  if (!out) throw UserError("cannot append to " + path_.string());
   out << join(row, ",") << "\n";
+  if (!out.flush()) throw UserError("cannot append to " + path_.string());
 }
 
 }  // namespace trainer

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,7 +11,9 @@
 #include <set>
 
 #include "io/json.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/file_write.h"
 
 namespace trainer {
 namespace {
@@ -225,22 +226,7 @@ std::ifstream open_for_reading(const std::string& path) {
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 void write_all(int fd, const void* data, size_t size) {
-  const char* bytes = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t written = ::write(fd, bytes, size);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(errno_text("write failed"));
-    }
-    bytes += written;
-    size -= size_t(written);
-  }
-}
-
-// A name no concurrent writer in this or another process picks.
-std::string temporary_name(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  if (const int error = write_fully(fd, data, size)) throw std::runtime_error(std::string("write failed: ") + std::strerror(error));
 }
 
 }  // namespace
@@ -289,33 +275,23 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
   unsigned char prefix[8];
   for (int i = 0; i < 8; ++i) prefix[i] = static_cast<unsigned char>(uint64_t(header.size()) >> (8 * i));
 
-  const std::string temporary = temporary_name(path);
-  int fd = -1;
   try {
-    // 0666 before the umask, as for any file a program creates; mkstemp would force 0600.
-    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) throw std::runtime_error(errno_text("cannot create " + temporary));
-    write_all(fd, prefix, sizeof prefix);
-    write_all(fd, header.data(), header.size());
-    for (const torch::Tensor& tensor : data) write_all(fd, tensor.data_ptr(), tensor.nbytes());
-    if (::fsync(fd) != 0) throw std::runtime_error(errno_text("fsync failed"));
-    const int closing = fd;
-    fd = -1;
-    if (::close(closing) != 0) throw std::runtime_error(errno_text("close failed"));
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-      throw std::runtime_error(errno_text("cannot rename " + temporary + " to " + path));
-    }
+    replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
+      // 0666 before the umask, as for any file a program creates; mkstemp would force 0600.
+      const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd < 0) throw std::runtime_error(errno_text("cannot create " + temporary.string()));
+      try {
+        write_all(fd, prefix, sizeof prefix);
+        write_all(fd, header.data(), header.size());
+        for (const torch::Tensor& tensor : data) write_all(fd, tensor.data_ptr(), tensor.nbytes());
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      if (::close(fd) != 0) throw std::runtime_error(errno_text("close failed"));
+    });
   } catch (const std::exception& error) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(temporary.c_str());
     throw UserError("cannot write " + path + " (" + error.what() + "); the previous file, if any, is unchanged");
-  }
-  // The rename is durable once the folder is synced; failing that is not worth an error.
-  const std::string folder = std::filesystem::path(path).parent_path().string();
-  const int folder_fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (folder_fd >= 0) {
-    ::fsync(folder_fd);
-    ::close(folder_fd);
   }
 }
 

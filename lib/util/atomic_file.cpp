@@ -3,28 +3,41 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <string>
+#include <system_error>
 
 namespace trainer {
 namespace {
 
 namespace fs = std::filesystem;
 
-void fsync_path(const fs::path& path, int flags) {
-  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
+// The process id and a counter keep two processes, or two threads, writing the same file from
+// sharing a temporary.
+fs::path temporary_for(const fs::path& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+// Data the kernel has accepted may still fail to reach the disk (no space for delayed blocks):
+// fsync is where that shows, so its failure is the write's failure.
+void sync_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path.string());
+  const int synced = ::fsync(fd);
+  const int error = errno;
   ::close(fd);
+  if (synced != 0) throw std::system_error(error, std::generic_category(), "fsync of " + path.string() + " failed");
 }
 
 }  // namespace
 
 void replace_file_atomically(const fs::path& path, const std::function<void(const fs::path& temporary)>& write) {
-  // The process id keeps two processes writing the same file from sharing a temporary.
-  const fs::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+  const fs::path temporary = temporary_for(path);
   try {
     write(temporary);
-    fsync_path(temporary, O_RDONLY);
+    sync_file(temporary);
     fs::rename(temporary, path);
   } catch (...) {
     std::error_code ignored;
@@ -32,7 +45,12 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
     throw;
   }
   // The rename is durable once the folder is synced; failing that is not worth an error.
-  fsync_path(path.parent_path().empty() ? "." : path.parent_path(), O_RDONLY | O_DIRECTORY);
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
 }  // namespace trainer

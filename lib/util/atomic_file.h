@@ -5,9 +5,10 @@
 
 namespace trainer {
 
-// Calls write(temporary) for a temporary path in `path`'s folder, fsyncs the result and renames
-// it over `path`, then fsyncs the folder. On any exception the temporary file is removed, `path`
-// is left as it was, and the exception propagates.
+// Calls write(temporary) for a fresh temporary path in `path`'s folder, fsyncs the result (a
+// full disk that only shows at fsync is an error too) and renames it over `path`, then fsyncs the
+// folder. On any exception the temporary file is removed, `path` is left as it was, and the
+// exception propagates.
 void replace_file_atomically(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& temporary)>& write);
 
