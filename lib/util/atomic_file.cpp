@@ -5,8 +5,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <system_error>
+
+#include "util/error.h"
 
 namespace trainer {
 namespace {
@@ -24,11 +27,11 @@ fs::path temporary_for(const fs::path& path) {
 // fsync is where that shows, so its failure is the write's failure.
 void sync_file(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path.string());
+  if (fd < 0) throw UserError("cannot open " + path.string() + ": " + std::strerror(errno));
   const int synced = ::fsync(fd);
   const int error = errno;
   ::close(fd);
-  if (synced != 0) throw std::system_error(error, std::generic_category(), "fsync of " + path.string() + " failed");
+  if (synced != 0) throw UserError("cannot write " + path.string() + " to disk: " + std::strerror(error));
 }
 
 }  // namespace
@@ -38,7 +41,9 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
   try {
     write(temporary);
     sync_file(temporary);
-    fs::rename(temporary, path);
+    std::error_code error;
+    fs::rename(temporary, path, error);
+    if (error) throw UserError("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);

@@ -8,7 +8,7 @@ namespace trainer {
 // Calls write(temporary) for a fresh temporary path in `path`'s folder, fsyncs the result (a
 // full disk that only shows at fsync is an error too) and renames it over `path`, then fsyncs the
 // folder. On any exception the temporary file is removed, `path` is left as it was, and the
-// exception propagates.
+// exception propagates; its own failures (fsync, rename) are UserErrors naming the file.
 void replace_file_atomically(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& temporary)>& write);
 
