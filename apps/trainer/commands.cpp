@@ -105,7 +105,7 @@ int run_train(const CommonOptions& options) {
     folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
     std::ofstream args(folder / "args.yaml");
     args << to_yaml(settings);
-    if (!args) throw UserError("cannot write " + (folder / "args.yaml").string());
+    if (!args.flush()) throw UserError("cannot write " + (folder / "args.yaml").string());
   }
   Trainer trainer(settings, *task, world.is_main() ? folder : std::filesystem::path(), collective);
   if (resume) trainer.resume_from(resume->checkpoint);
