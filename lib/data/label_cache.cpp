@@ -175,12 +175,7 @@ void write_label_cache(const std::filesystem::path& cache, const std::vector<Sca
   std::string bytes = header(classes, records.size()) + out.bytes();
   const uint64_t sum = checksum(bytes);
   bytes.append(reinterpret_cast<const char*>(&sum), sizeof(sum));
-  replace_file_atomically(cache, [&](const std::filesystem::path& temporary) {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file.write(bytes.data(), std::streamsize(bytes.size()));
-    file.close();
-    if (!file) throw std::runtime_error("cannot write " + temporary.string());
-  });
+  write_file_atomically(cache, bytes);
 }
 
 }  // namespace trainer

@@ -1,7 +1,5 @@
 #include "data/synth_output.h"
 
-#include <fstream>
-
 #include "util/atomic_file.h"
 #include "util/error.h"
 
@@ -21,12 +19,9 @@ void prepare_generated_root(const fs::path& root, const std::vector<std::string>
 
 void write_image_table(const fs::path& path, const std::string& column, const std::vector<std::string>& filenames,
                        const std::vector<std::string>& values) {
-  replace_file_atomically(path, [&](const fs::path& temporary) {
-    std::ofstream out(temporary, std::ios::binary);
-    out << "filename," << column << '\n';
-    for (size_t i = 0; i < filenames.size(); ++i) out << filenames[i] << ',' << values[i] << '\n';
-    if (!out.flush()) throw UserError("cannot write " + temporary.string());
-  });
+  std::string table = "filename," + column + "\n";
+  for (size_t i = 0; i < filenames.size(); ++i) table += filenames[i] + "," + values[i] + "\n";
+  write_file_atomically(path, table);
 }
 
 void write_ocr_labels(const fs::path& folder, const std::vector<std::string>& filenames,

@@ -105,11 +105,7 @@ void AutotuneCache::store(const std::string& key, const ExecutionConfig& decisio
   std::error_code error;
   std::filesystem::create_directories(folder_, error);
   if (error) throw UserError("cannot create compile_cache_dir " + folder_.string() + ": " + error.message());
-  replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
-    std::ofstream out(temporary);
-    out << dump_json(json) << "\n";
-    if (!out.flush()) throw UserError("cannot write " + temporary.string());
-  });
+  write_file_atomically(path, dump_json(json) + "\n");
 }
 
 ExecutionConfig autotune_execution(Task& task, const Settings& settings, const TrainingPlan& plan,

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -67,17 +66,10 @@ void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& l
       if (std::strtoll(line.c_str(), nullptr, 10) <= keep_epochs_) kept.push_back(line);
     }
   }
+  std::string text = join(columns(loss_names, metric_names), ",") + "\n";
+  for (const auto& line : kept) text += line + "\n";
   // A resumed run's rows survive a failed rewrite (a full disk) as they were.
-  try {
-    replace_file_atomically(path_, [&](const std::filesystem::path& temporary) {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << join(columns(loss_names, metric_names), ",") << "\n";
-      for (const auto& line : kept) out << line << "\n";
-      if (!out.flush()) throw std::runtime_error("write failed");
-    });
-  } catch (const std::exception& error) {
-    throw UserError("cannot write " + path_.string() + " (" + error.what() + ")");
-  }
+  write_file_atomically(path_, text);
 }
 
 void ResultsCsv::on_epoch_end(const EpochRecord& record) {

@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <string_view>
 
 namespace trainer {
 
@@ -11,5 +12,8 @@ namespace trainer {
 // exception propagates; its own failures (fsync, rename) are UserErrors naming the file.
 void replace_file_atomically(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& temporary)>& write);
+
+// Replaces `path` with `bytes` in the same way; any failure is a UserError naming the file.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace trainer
