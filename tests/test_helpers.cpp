@@ -62,9 +62,9 @@ FileSizeLimit::FileSizeLimit(uint64_t bytes) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_FSIZE, &limit) != 0) throw std::runtime_error("getrlimit(RLIMIT_FSIZE) failed");
   previous_soft_limit_ = limit.rlim_cur;
-  previous_handler_ = std::signal(SIGXFSZ, SIG_IGN);
   limit.rlim_cur = bytes;
   if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) throw std::runtime_error("setrlimit(RLIMIT_FSIZE) failed");
+  previous_handler_ = std::signal(SIGXFSZ, SIG_IGN);
 }
 
 FileSizeLimit::~FileSizeLimit() {
