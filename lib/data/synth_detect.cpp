@@ -6,10 +6,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "data/rng.h"
 #include "util/error.h"
+#include "util/file_write.h"
 #include "util/parallel.h"
 
 namespace trainer {
@@ -216,13 +216,6 @@ class Canvas {
   std::vector<int64_t> painted_, visible_;
 };
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw UserError("cannot write " + path.string());
-}
-
 void write_sample(const SynthDetectOptions& options, const std::vector<cv::Mat>& photos, const fs::path& root,
                   const std::string& split, uint64_t split_id, int64_t i) {
   SplitMix64 rng(derive_seed(options.seed, RngStream::synthetic_data, {split_id, uint64_t(i)}));
@@ -245,7 +238,7 @@ void write_sample(const SynthDetectOptions& options, const std::vector<cv::Mat>&
   if (!cv::imwrite(image.string(), canvas.image(), {cv::IMWRITE_JPEG_QUALITY, 92})) {
     throw UserError("cannot write " + image.string());
   }
-  write_text(root / "labels" / split / (std::string(stem) + ".txt"), canvas.labels());
+  write_file(root / "labels" / split / (std::string(stem) + ".txt"), canvas.labels());
 }
 
 void check(bool condition, const std::string& message) {
@@ -287,7 +280,7 @@ void write_synth_detect(const SynthDetectOptions& options) {
   for (size_t c = 0; c < synth_detect_classes().size(); ++c) {
     yaml += "  " + std::to_string(c) + ": " + synth_detect_classes()[c] + "\n";
   }
-  write_text(root / "data.yaml", yaml);
+  write_file(root / "data.yaml", yaml);
 }
 
 }  // namespace trainer

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 
 #include "data/detect_collate.h"
@@ -19,6 +18,7 @@
 #include "tasks/box_ops.h"
 #include "tasks/detection_metrics.h"
 #include "tasks/nms.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -268,9 +268,7 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
     if (!cv::imwrite(annotated.string(), bgr)) throw UserError("cannot write " + annotated.string());
   }
   if (was_training) model_->train();
-  std::ofstream json(folder / "predictions.json");
-  json << dump_json(listing) << "\n";
-  if (!json) throw UserError("cannot write " + (folder / "predictions.json").string());
+  write_file_atomically(folder / "predictions.json", dump_json(listing) + "\n");
   lines.push_back("annotated images and predictions.json in " + folder.string());
   return lines;
 }

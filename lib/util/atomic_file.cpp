@@ -60,14 +60,7 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
 }
 
 void write_file_atomically(const fs::path& path, std::string_view bytes) {
-  replace_file_atomically(path, [&](const fs::path& temporary) {
-    // 0666 before the umask, as for any file a program creates.
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) throw UserError("cannot create " + temporary.string() + ": " + std::strerror(errno));
-    int error = write_fully(fd, bytes.data(), bytes.size());
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error != 0) throw UserError("cannot write " + path.string() + ": " + std::strerror(error));
-  });
+  replace_file_atomically(path, [&](const fs::path& temporary) { write_file(temporary, bytes); });
 }
 
 }  // namespace trainer
