@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
@@ -24,6 +23,7 @@
 #include "io/state_dict.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
+#include "util/file_write.h"
 #include "util/host_allocator.h"
 #include "util/stop_signal.h"
 
@@ -103,9 +103,7 @@ int run_train(const CommonOptions& options) {
   task->pin_derived_settings(settings);
   if (!resume && world.is_main()) {
     folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
-    std::ofstream args(folder / "args.yaml");
-    args << to_yaml(settings);
-    if (!args.flush()) throw UserError("cannot write " + (folder / "args.yaml").string());
+    write_file(folder / "args.yaml", to_yaml(settings));
   }
   Trainer trainer(settings, *task, world.is_main() ? folder : std::filesystem::path(), collective);
   if (resume) trainer.resume_from(resume->checkpoint);

@@ -1,8 +1,5 @@
 #include "io/safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -223,12 +220,6 @@ std::ifstream open_for_reading(const std::string& path) {
   return file;
 }
 
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-void write_all(int fd, const void* data, size_t size) {
-  if (const int error = write_fully(fd, data, size)) throw std::runtime_error(std::string("write failed: ") + std::strerror(error));
-}
-
 }  // namespace
 
 void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, torch::Tensor>>& tensors,
@@ -277,18 +268,11 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
 
   try {
     replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
-      // 0666 before the umask, as for any file a program creates; mkstemp would force 0600.
-      const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd < 0) throw std::runtime_error(errno_text("cannot create " + temporary.string()));
-      try {
-        write_all(fd, prefix, sizeof prefix);
-        write_all(fd, header.data(), header.size());
-        for (const torch::Tensor& tensor : data) write_all(fd, tensor.data_ptr(), tensor.nbytes());
-      } catch (...) {
-        ::close(fd);
-        throw;
-      }
-      if (::close(fd) != 0) throw std::runtime_error(errno_text("close failed"));
+      CheckedFile file(temporary);
+      file.write(prefix, sizeof prefix);
+      file.write(header.data(), header.size());
+      for (const torch::Tensor& tensor : data) file.write(tensor.data_ptr(), tensor.nbytes());
+      file.close();
     });
   } catch (const std::exception& error) {
     throw UserError("cannot write " + path + " (" + error.what() + "); the previous file, if any, is unchanged");

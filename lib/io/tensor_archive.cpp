@@ -1,13 +1,8 @@
 #include "io/tensor_archive.h"
 
 #include <caffe2/serialize/inline_container.h>
-#include <fcntl.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickler.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "io/torch_pickle.h"
 #include "util/error.h"
@@ -41,38 +36,6 @@ c10::IValue with_plain_lists(const c10::IValue& value) {
   return value;
 }
 
-// The archive's destination. LibTorch's writer does not survive a failed write: its destructor
-// finishes the archive, throws again and terminates the process. So the writer is always told
-// its bytes went out; the first failure is kept, later bytes are dropped, and close() reports it.
-class ArchiveFile {
- public:
-  explicit ArchiveFile(const std::string& path)
-      : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {
-    if (fd_ < 0) throw UserError("cannot create '" + path + "': " + std::strerror(errno));
-  }
-  ~ArchiveFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ArchiveFile(const ArchiveFile&) = delete;
-  ArchiveFile& operator=(const ArchiveFile&) = delete;
-
-  size_t write(const void* data, size_t size) {
-    if (error_ == 0) error_ = write_fully(fd_, data, size);
-    return size;
-  }
-  void close() {
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0 && error_ == 0) error_ = errno;
-    if (error_ != 0) throw UserError("cannot write '" + path_ + "': " + std::strerror(error_));
-  }
-
- private:
-  std::string path_;
-  int fd_;
-  int error_ = 0;
-};
-
 }  // namespace
 
 void write_archive(const std::string& path, const c10::IValue& value) {
@@ -88,7 +51,10 @@ void write_archive(const std::string& path, const c10::IValue& value) {
   pickler.protocol();
   pickler.pushIValue(with_plain_lists(value));
   pickler.stop();
-  ArchiveFile file(path);
+  // LibTorch's writer does not survive a failed write: its destructor finishes the archive, throws
+  // again and terminates the process. A CheckedFile tells it every write went out and reports the
+  // first failure at close().
+  CheckedFile file(path);
   try {
     caffe2::serialize::PyTorchStreamWriter writer(
         [&](const void* data, size_t size) { return file.write(data, size); });
