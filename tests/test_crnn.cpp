@@ -25,7 +25,8 @@ TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[mo
   const c10::impl::GenericDict reference = read_archive(easyocr_file("crnn.pt")).toGenericDict();
   const auto weights = tensor_map(reference.at("state_dict"));
   std::vector<std::string> reference_keys;
-  for (const c10::IValue& key : reference.at("keys").toListRef()) reference_keys.push_back(key.toStringRef());
+  const c10::IValue reference_key_list = reference.at("keys");
+  for (const c10::IValue& key : reference_key_list.toListRef()) reference_keys.push_back(key.toStringRef());
 
   Crnn model = easyocr_en();
   std::vector<std::string> keys;

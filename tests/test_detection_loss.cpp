@@ -32,7 +32,8 @@ Reference python_reference() {
   testing::run_python("detection_loss_fixture.py", testing::quoted(dir.file("fixture.pt")));
   const c10::impl::GenericDict dict = read_archive(dir.file("fixture.pt")).toGenericDict();
   Reference reference;
-  for (const c10::IValue& level : dict.at("levels").toListRef()) reference.levels.push_back(level.toTensor());
+  const c10::IValue levels = dict.at("levels");
+  for (const c10::IValue& level : levels.toListRef()) reference.levels.push_back(level.toTensor());
   reference.targets = dict.at("targets").toTensor();
   reference.target_scores = dict.at("target_scores").toTensor();
   reference.parts = dict.at("parts").toTensor();

@@ -112,6 +112,16 @@ TEST_CASE("a tiny CRNN trains on digits, validates and reads images through the 
   CHECK(count_lines(predicted.output, ".png: ") == 16);
 }
 
+#ifndef TRAINER_HAVE_FREETYPE
+TEST_CASE("without OpenCV's freetype module, trainer data printed says what it lacks", "[ocr][cli]") {
+  TempDir dir("ocr-printed");
+  const CommandResult printed = run_trainer("data printed --out " + dir.file("latin") + " --train 8 --val 4");
+  INFO(printed.output);
+  CHECK(printed.exit_code == 2);
+  CHECK(printed.output.find("no OpenCV freetype module") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "latin"));
+}
+#else
 TEST_CASE("trainer data printed renders Latin and Chinese lines per font family", "[ocr][cli]") {
   TempDir dir("ocr-printed");
   const CommandResult latin = run_trainer("data printed --out " + dir.file("latin") + " --train 8 --val 4 --max-length 12");
@@ -150,6 +160,7 @@ TEST_CASE("trainer data printed renders Latin and Chinese lines per font family"
   CHECK(args.find("charset: labels") == std::string::npos);
   CHECK(run_trainer("val --weights " + dir.file("runs/ocr/zh/weights/last.pt")).exit_code == 0);
 }
+#endif
 
 TEST_CASE("ocr errors name what to fix", "[ocr][cli]") {
   TempDir dir("ocr-errors");

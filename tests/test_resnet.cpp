@@ -28,7 +28,8 @@ Reference load_reference(const std::string& arch) {
   const c10::IValue archive = read_archive(torchvision_file(arch));
   const c10::impl::GenericDict dict = archive.toGenericDict();
   Reference reference;
-  for (const c10::IValue& key : dict.at("keys").toListRef())
+  const c10::IValue keys = dict.at("keys");
+  for (const c10::IValue& key : keys.toListRef())
     reference.keys.push_back(key.toStringRef());
   reference.weights = tensor_map(dict.at("state_dict"));
   reference.input = dict.at("input").toTensor();

@@ -148,11 +148,11 @@ TEST_CASE("python scalars and containers read as IValues, one-entry ones include
   REQUIRE(dict.at("list1").isList());
   REQUIRE(dict.at("list1").toListRef().size() == 1);
   CHECK(dict.at("list1").toListRef()[0].toInt() == 1);
-  const auto& tuple = dict.at("tuple").toTupleRef().elements();
-  REQUIRE(tuple.size() == 3);
-  CHECK(tuple[0].toInt() == 1);
-  CHECK(tuple[1].toStringRef() == "a");
-  CHECK(tuple[2].isNone());
+  const auto tuple = dict.at("tuple").toTuple();
+  REQUIRE(tuple->elements().size() == 3);
+  CHECK(tuple->elements()[0].toInt() == 1);
+  CHECK(tuple->elements()[1].toStringRef() == "a");
+  CHECK(tuple->elements()[2].isNone());
   const c10::impl::GenericDict int_keys = dict.at("int_keys").toGenericDict();
   CHECK(*int_keys.keyType() == *c10::IntType::get());
   CHECK(int_keys.at(int64_t{0}).toStringRef() == "a");

@@ -19,6 +19,8 @@
 #include "util/utf8.h"
 
 namespace trainer {
+// Everything but the entry point renders with FreeType, so builds without it have none of it.
+#ifdef TRAINER_HAVE_FREETYPE
 namespace {
 
 namespace fs = std::filesystem;
@@ -162,8 +164,6 @@ std::u32string line_text(PrintedScript script, int64_t max_length, const std::u3
   return text;
 }
 
-#ifdef TRAINER_HAVE_FREETYPE
-
 // FreeType faces are not thread-safe: one per thread and font file.
 cv::freetype::FreeType2& face(const std::string& file) {
   thread_local std::map<std::string, cv::Ptr<cv::freetype::FreeType2>> faces;
@@ -222,9 +222,8 @@ cv::Mat render_line(const std::u32string& text, const std::string& file, const s
   return line;
 }
 
-#endif
-
 }  // namespace
+#endif
 
 SynthSetSummary write_synth_printed(const SynthPrintedOptions& options) {
 #ifndef TRAINER_HAVE_FREETYPE

@@ -3,6 +3,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 
@@ -14,6 +15,7 @@ c10::intrusive_ptr<c10d::Store> join_store(const RankEnvironment& environment, s
   options.isServer = !environment.agent_store && layout.rank == 0;
   options.numWorkers = static_cast<std::size_t>(layout.world_size);
   options.waitWorkers = !environment.agent_store;
+  compat::use_classic_store_server(options);
   try {
     auto store = c10::make_intrusive<c10d::TCPStore>(environment.master_addr, options);
     if (!environment.agent_store) return store;
@@ -33,6 +35,7 @@ AgentStore::AgentStore(int64_t port, std::chrono::seconds timeout) {
   options.isServer = true;
   options.waitWorkers = false;
   options.timeout = timeout;
+  compat::use_classic_store_server(options);
   try {
     store_ = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
   } catch (const std::exception& error) {

@@ -89,10 +89,10 @@ torch::Tensor box_to_dist(const torch::Tensor& points, const torch::Tensor& boxe
 
 torch::Tensor expected_distances(const torch::Tensor& logits, const torch::Tensor& bins) {
   const int64_t bin_count = bins.size(0);
-  std::vector<int64_t> shape = logits.sizes().vec();
-  TORCH_CHECK(shape.back() == 4 * bin_count, "expected_distances: last dimension ", shape.back(), " is not 4 x ",
-              bin_count);
-  shape.back() = 4;
+  TORCH_CHECK(logits.size(-1) == 4 * bin_count, "expected_distances: last dimension ", logits.size(-1),
+              " is not 4 x ", bin_count);
+  std::vector<int64_t> shape = logits.sizes().slice(0, logits.dim() - 1).vec();
+  shape.push_back(4);
   shape.push_back(bin_count);
   return (logits.reshape(shape).softmax(-1) * bins).sum(-1);
 }

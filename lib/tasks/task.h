@@ -71,8 +71,8 @@ class Task {
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
   // Whether loss() can be captured in a CUDA graph with the rest of the step: no host sync, no
-  // data-dependent shapes or branches. A task that says no has its model graphed and its loss
-  // run eagerly.
+  // data-dependent shapes or branches. A task that says no has its micro-steps run eagerly and
+  // only its update graphed.
   virtual bool loss_capture_safe() const { return true; }
   // Input dimensions that vary by design (OCR width, R2); a graph is captured per value, so the
   // task keeps them to a few (buckets). Other dimensions change only in a short last batch.

@@ -10,6 +10,8 @@
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
+
+#include "util/torch_compat.h"
 #endif
 
 namespace trainer {
@@ -34,7 +36,7 @@ double peak_memory_mb(const c10::Device& device) {
 #ifdef TRAINER_CUDA
   if (device.is_cuda()) {
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(cuda_index(device));
-    const auto aggregate = static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE);
+    const auto aggregate = static_cast<size_t>(compat::allocator_stats::StatType::AGGREGATE);
     return static_cast<double>(stats.allocated_bytes[aggregate].peak) / (1024.0 * 1024.0);
   }
 #endif

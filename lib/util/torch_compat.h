@@ -40,4 +40,32 @@ inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dt
 #endif
 }
 
+// 2.4+ hosts a TCPStore on libuv by default and throws where LibTorch was built without it
+// (Debian's 2.x); the classic server is in every build, 1.13's included, and ample for our rank
+// counts. A template, so this header needs no c10d include.
+template <class TCPStoreOptions>
+void use_classic_store_server(TCPStoreOptions& options) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  options.useLibUV = false;
+#else
+  (void)options;
+#endif
+}
+
 }  // namespace trainer::compat
+
+#ifdef TRAINER_CUDA
+// The CUDA allocator's statistics types (StatType, DeviceStats) moved to a device-generic header
+// in 2.5/2.6; compat::allocator_stats names whichever namespace holds them.
+#if __has_include(<c10/core/CachingDeviceAllocator.h>)
+#include <c10/core/CachingDeviceAllocator.h>
+namespace trainer::compat {
+namespace allocator_stats = c10::CachingDeviceAllocator;
+}
+#else
+#include <c10/cuda/CUDACachingAllocator.h>
+namespace trainer::compat {
+namespace allocator_stats = c10::cuda::CUDACachingAllocator;
+}
+#endif
+#endif
