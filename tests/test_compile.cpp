@@ -12,6 +12,7 @@
 
 #include "engine/autotune.h"
 #include "engine/captured_graph.h"
+#include "engine/cuda_graph.h"
 #include "engine/eager_executor.h"
 #include "engine/execution_config.h"
 #include "engine/execution_probe.h"
@@ -318,6 +319,17 @@ struct MicroStep {
   bool ends_group = false;
 };
 
+// Groups of 4+4, 4+2 (a short batch: a second shape), a padding micro-batch, a NaN group that is
+// skipped, and the first shape again: every graph slot is replayed with new data.
+std::vector<MicroStep> mixed_steps() {
+  return {{{0, 1, 2, 3}, 8}, {{4, 5, 6, 7}, 8, false, false, true},
+          {{8, 9, 10, 11}, 6}, {{12, 13}, 6, false, false, true},
+          {{14, 15, 0, 1}, 4, false, false, false}, {{2, 3, 4, 5}, 4, true, false, true},
+          {{6, 7, 8, 9}, 4, false, true, true},
+          {{10, 11, 12, 13}, 8}, {{1, 3, 5, 7}, 8, false, false, true},
+          {{14, 15}, 2, false, false, true}};
+}
+
 // Runs `steps` through `executor` on `task`'s training samples and returns the statistics.
 StepStats run_steps(Task& task, StepExecutor& executor, const std::vector<MicroStep>& steps) {
   const Loader::Collate collate = task.train_collate(7);
@@ -330,21 +342,26 @@ StepStats run_steps(Task& task, StepExecutor& executor, const std::vector<MicroS
   return executor.read_stats();
 }
 
+// The statistics of mixed_steps() run twice, bit for bit: 6 updates, the NaN one skipped.
+void check_same_mixed_step_stats(const StepStats& expected, const StepStats& replayed) {
+  // The NaN batch makes the logged loss NaN in both; bit patterns compare it too.
+  REQUIRE(replayed.loss_sums.size() == expected.loss_sums.size());
+  CHECK(std::isnan(expected.loss_sums[0]));
+  CHECK(std::memcmp(replayed.loss_sums.data(), expected.loss_sums.data(), sizeof(double) * expected.loss_sums.size()) == 0);
+  CHECK(replayed.grad_norm == expected.grad_norm);
+  CHECK(replayed.samples == expected.samples);
+  CHECK(replayed.updates == 6);
+  CHECK(replayed.skipped_updates == 1);
+  CHECK(expected.skipped_updates == 1);
+}
+
 }  // namespace
 
 TEST_CASE("the graph executor replays exactly what the eager executor computes", "[compile]") {
   TempDir dir("compile-graphs");
   // GroupNorm: a BatchNorm's running statistics would turn NaN with the poisoned batch.
   const Settings settings = two_class_settings(dir, {"optimizer=sgd", "ema=true", "grad_clip=0.5", "norm=gn"});
-  // Groups of 4+4, 4+2 (a short batch: a second shape), a padding micro-batch, a NaN group that
-  // is skipped, and the first shape again: every slot is replayed with new data.
-  const std::vector<MicroStep> steps{
-      {{0, 1, 2, 3}, 8}, {{4, 5, 6, 7}, 8, false, false, true},
-      {{8, 9, 10, 11}, 6}, {{12, 13}, 6, false, false, true},
-      {{14, 15, 0, 1}, 4, false, false, false}, {{2, 3, 4, 5}, 4, true, false, true},
-      {{6, 7, 8, 9}, 4, false, true, true},
-      {{10, 11, 12, 13}, 8}, {{1, 3, 5, 7}, 8, false, false, true},
-      {{14, 15}, 2, false, false, true}};
+  const std::vector<MicroStep> steps = mixed_steps();
   const int64_t limit = GENERATE(8, 1);
   INFO("compile_cache_limit " << limit);
 
@@ -367,15 +384,7 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
   const StepStats replayed = run_steps(*graph_task, graphs, steps);
   CHECK(identical(state_dict(eager_task->model()), state_dict(graph_task->model())));
   CHECK(identical(eager_parts.ema->state(), graph_parts.ema->state()));
-  // The NaN batch makes the logged loss NaN in both; bit patterns compare it too.
-  REQUIRE(replayed.loss_sums.size() == expected.loss_sums.size());
-  CHECK(std::isnan(expected.loss_sums[0]));
-  CHECK(std::memcmp(replayed.loss_sums.data(), expected.loss_sums.data(), sizeof(double) * expected.loss_sums.size()) == 0);
-  CHECK(replayed.grad_norm == expected.grad_norm);
-  CHECK(replayed.samples == expected.samples);
-  CHECK(replayed.updates == 6);
-  CHECK(replayed.skipped_updates == 1);
-  CHECK(expected.skipped_updates == 1);
+  check_same_mixed_step_stats(expected, replayed);
 
   const ExecutionReport report = graphs.report();
   CHECK(report.input_shapes == 2);  // [4, 3, 16, 16] and [2, 3, 16, 16]
@@ -385,29 +394,107 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
   CHECK(count_lines(log.text(), "graph capture") == static_cast<size_t>(report.graph_captures));
 }
 
-TEST_CASE("a task whose loss is not capture-safe keeps eager micro-steps and a graphed update", "[compile]") {
+TEST_CASE("a task whose loss is not capture-safe has its model graphed around the eager loss", "[compile]") {
   struct EagerLossTask : SmokeTask {
     using SmokeTask::SmokeTask;
     bool loss_capture_safe() const override { return false; }
   };
-  EagerLossTask task(32, 3);
+  const std::vector<MicroStep> steps = mixed_steps();
+  const int64_t limit = GENERATE(8, 1);
+  const std::optional<at::ScalarType> amp =
+      GENERATE(as<std::optional<at::ScalarType>>{}, std::nullopt, at::kBFloat16);
+  INFO("compile_cache_limit " << limit << ", amp " << (amp ? "bf16" : "off"));
+
+  EagerLossTask eager_task(32, 3);
+  EagerLossTask graph_task(32, 3);
   FusedOptimizerOptions options;
   options.kind = OptimizerKind::adamw;
-  FusedOptimizer optimizer(make_param_groups(task.model(), 0.01, 0.0), options);
-  LossScaler scaler(false, torch::kCPU);
+  FusedOptimizer eager_optimizer(make_param_groups(eager_task.model(), 0.01, 0.0), options);
+  FusedOptimizer graph_optimizer(make_param_groups(graph_task.model(), 0.01, 0.0), options);
+  LossScaler eager_scaler(false, torch::kCPU);
+  LossScaler graph_scaler(false, torch::kCPU);
+  const StepConfig config{torch::kCPU, amp, 0.5, ExecutionConfig{}, limit};
+  EagerExecutor eager(eager_task, eager_optimizer, eager_scaler, nullptr, config);
   int captures = 0;
-  GraphExecutor graphs(task, optimizer, scaler, nullptr, {}, single_process(),
+  GraphExecutor graphs(graph_task, graph_optimizer, graph_scaler, nullptr, config, single_process(),
                        [&] { return std::make_unique<RerunGraph>(captures); });
-  for (int update = 0; update < 3; ++update) {
-    graphs.micro_step(task.batch_of({0, 1, 2, 3}), 4);
-    graphs.update();
-  }
+
+  const StepStats expected = run_steps(eager_task, eager, steps);
+  const StepStats replayed = run_steps(graph_task, graphs, steps);
+  CHECK(identical(state_dict(eager_task.model()), state_dict(graph_task.model())));
+  check_same_mixed_step_stats(expected, replayed);
+
   const ExecutionReport report = graphs.report();
   CHECK_THAT(report.executor, Catch::Contains("not capture-safe"));
-  CHECK(report.graph_captures == 1);
-  CHECK(captures == 1);
-  CHECK(report.input_shapes == 1);
-  CHECK(graphs.read_stats().updates == 3);
+  CHECK(report.input_shapes == 2);
+  // A forward and a backward graph per captured shape, and the update graph.
+  CHECK(report.graph_captures == 2 * std::min<int64_t>(limit, 2) + 1);
+  CHECK(report.eager_shapes == 2 - std::min<int64_t>(limit, 2));
+  CHECK(captures == report.graph_captures);
+}
+
+TEST_CASE("CUDA graphs of a model around an eager loss follow the eager loss trajectory", "[compile][gpu]") {
+  if (!torch::cuda::is_available()) {
+    WARN("no CUDA device: graph replay is not tried");
+    return;
+  }
+  struct EagerLossTask : SmokeTask {
+    using SmokeTask::SmokeTask;
+    bool loss_capture_safe() const override { return false; }
+  };
+  const torch::Device cuda(torch::kCUDA);
+  constexpr int kUpdates = 40;
+  std::vector<std::vector<double>> losses(2);
+  std::vector<NamedTensors> weights;
+  for (const bool graphed : {false, true}) {
+    EagerLossTask task(96, 3);
+    task.model().to(cuda);
+    FusedOptimizerOptions options;
+    options.kind = OptimizerKind::adamw;
+    FusedOptimizer optimizer(make_param_groups(task.model(), 0.01, 0.0), options);
+    LossScaler scaler(true, cuda);
+    const StepConfig config{cuda, at::kHalf, 1.0, ExecutionConfig{}, 8};
+    std::unique_ptr<StepExecutor> executor;
+    if (graphed) {
+      executor = std::make_unique<GraphExecutor>(task, optimizer, scaler, nullptr, config, single_process(),
+                                                 cuda_graph_factory(cuda));
+    } else {
+      executor = std::make_unique<EagerExecutor>(task, optimizer, scaler, nullptr, config);
+    }
+    for (int update = 0; update < kUpdates; ++update) {
+      // Groups of 8 + 4 samples: two input shapes, each replayed with new samples.
+      std::vector<size_t> indices;
+      for (size_t i = 0; i < 12; ++i) indices.push_back((static_cast<size_t>(update) * 12 + i) % 96);
+      for (const auto& [first, count] : {std::pair<size_t, size_t>{0, 8}, {8, 4}}) {
+        Batch batch = task.batch_of({indices.begin() + first, indices.begin() + first + count});
+        batch.to(cuda);
+        executor->micro_step(batch, 12);
+      }
+      executor->update();
+      losses[graphed].push_back(executor->read_stats().mean_losses().at(0));
+    }
+    if (graphed) CHECK(executor->report().graph_captures == 2 * 2 + 1);  // forward + backward per shape, update
+    weights.push_back(state_dict(task.model()));
+  }
+  for (size_t i = 0; i < losses[0].size(); ++i) {
+    INFO("update " << i);
+    CHECK(losses[1][i] == Approx(losses[0][i]).epsilon(1e-2));
+  }
+  CHECK(max_relative_difference(weights[0], weights[1]) < 1e-2);
+}
+
+TEST_CASE("a loss that is not capture-safe and cannot be split is refused", "[compile]") {
+  struct UnsplitTask : SmokeTask {
+    using SmokeTask::SmokeTask;
+    bool loss_capture_safe() const override { return false; }
+    LossSplit* loss_split() override { return nullptr; }
+  };
+  UnsplitTask task(8, 3);
+  FusedOptimizer optimizer(make_param_groups(task.model(), 0.01, 0.0), FusedOptimizerOptions{});
+  LossScaler scaler(false, torch::kCPU);
+  CHECK_THROWS_WITH(GraphExecutor(task, optimizer, scaler, nullptr, {}, single_process(),
+                                  [] { return std::unique_ptr<CapturedGraph>(); }),
+                    Catch::Contains("needs a loss_split()"));
 }
 
 TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf inside the graph",

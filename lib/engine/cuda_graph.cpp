@@ -19,7 +19,8 @@ using PoolId = decltype(at::cuda::graph_pool_handle());
 
 class CudaGraph : public CapturedGraph {
  public:
-  CudaGraph(c10::DeviceIndex device, PoolId pool) : device_(device), pool_(pool) {}
+  CudaGraph(c10::DeviceIndex device, PoolId pool, c10::cuda::CUDAStream side)
+      : device_(device), pool_(pool), side_(side) {}
 
   void warm_up(const std::function<void()>& work) override { on_side_stream(work); }
 
@@ -40,9 +41,8 @@ class CudaGraph : public CapturedGraph {
   void on_side_stream(const std::function<void()>& work) {
     const c10::cuda::CUDAGuard device_guard(device_);
     c10::cuda::device_synchronize();
-    const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device_);
     {
-      const c10::cuda::CUDAStreamGuard stream_guard(side);
+      const c10::cuda::CUDAStreamGuard stream_guard(side_);
       work();
     }
     c10::cuda::device_synchronize();
@@ -50,6 +50,9 @@ class CudaGraph : public CapturedGraph {
 
   c10::DeviceIndex device_;
   PoolId pool_;
+  // Shared by all graphs of a run: a backward graph's autograd nodes run on the stream their
+  // forward graph was captured on, which must be the stream capturing them.
+  c10::cuda::CUDAStream side_;
   at::cuda::CUDAGraph graph_;
 };
 
@@ -58,7 +61,8 @@ class CudaGraph : public CapturedGraph {
 GraphFactory cuda_graph_factory(const c10::Device& device) {
   const c10::DeviceIndex index = device.has_index() ? device.index() : c10::cuda::current_device();
   const PoolId pool = at::cuda::graph_pool_handle();
-  return [index, pool] { return std::make_unique<CudaGraph>(index, pool); };
+  const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index);
+  return [index, pool, side] { return std::make_unique<CudaGraph>(index, pool, side); };
 }
 
 #else

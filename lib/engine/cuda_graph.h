@@ -1,6 +1,8 @@
-// CapturedGraph as an at::cuda::CUDAGraph: warm-up and capture on a side stream, every graph of a
-// run in one memory pool (replays never overlap, and nothing allocated inside one graph is read
-// by another). Only builds with TRAINER_CUDA have it.
+// CapturedGraph as an at::cuda::CUDAGraph: warm-up and capture on one side stream, every graph of
+// a run in one memory pool. Sharing the pool is safe because replays never overlap, and the only
+// memory a graph reads from another (a forward's output and saved activations, read by its
+// backward) is written by that forward in the same micro-step, with no other replay in between.
+// Only builds with TRAINER_CUDA have it.
 #pragma once
 #include <c10/core/Device.h>
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
+
 namespace trainer {
 namespace {
 
@@ -36,36 +38,69 @@ GraphExecutor::GraphExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& 
     : core_(task, optimizer, scaler, ema, config, collective),
       make_graph_(std::move(make_graph)),
       whole_step_(task.loss_capture_safe()),
-      shapes_(config.capture_limit, task.dynamic_input_dims()) {}
+      shapes_(config.capture_limit, task.dynamic_input_dims()) {
+  if (!whole_step_ && task.loss_split() == nullptr) {
+    throw std::logic_error("task " + task.name() + ": a loss that is not capture-safe needs a loss_split()");
+  }
+}
 
 void GraphExecutor::micro_step(const Batch& batch, int64_t group_samples, bool padding) {
   core_.prepare_micro_step(group_samples, padding, batch.size);
-  if (!whole_step_) {
-    eager_step_shapes_.insert(batch.input.sizes().vec());
-    core_.micro_step(batch);
-    return;
-  }
-  const ShapeRegistry::Lookup lookup = shapes_.lookup(batch.input.sizes(), shape_key(batch));
+  // Graphs of the model alone depend on the input only; the eager loss reads the targets as they come.
+  const ShapeRegistry::Lookup lookup =
+      shapes_.lookup(batch.input.sizes(), whole_step_ ? shape_key(batch) : batch.input.sizes().vec());
   switch (lookup.action) {
     case ShapeRegistry::Action::eager:
       core_.micro_step(batch);
       return;
     case ShapeRegistry::Action::capture: {
       TORCH_INTERNAL_ASSERT(lookup.slot == graphs_.size(), "graph slots are handed out in order");
-      graphs_.push_back(std::make_unique<ShapeGraph>(ShapeGraph{static_copy(batch), make_graph_()}));
-      ShapeGraph& entry = *graphs_.back();
-      // The warm-up is this micro-batch's real work; the capture only records it for later ones.
-      entry.graph->warm_up([&] { core_.micro_step(entry.inputs); });
-      entry.graph->capture([this, &entry] { core_.micro_step(entry.inputs); });
+      auto& entry = *graphs_.emplace_back(std::make_unique<ShapeGraph>());
+      entry.inputs = static_copy(batch);
+      entry.graph = make_graph_();
+      if (whole_step_) {
+        capture_whole_step(entry);
+      } else {
+        capture_model(entry, batch);
+      }
       return;
     }
     case ShapeRegistry::Action::replay: {
       ShapeGraph& entry = *graphs_[lookup.slot];
-      refill(entry.inputs, batch);
-      entry.graph->replay();
+      if (whole_step_) {
+        refill(entry.inputs, batch);
+        entry.graph->replay();
+      } else {
+        replay_model(entry, batch);
+      }
       return;
     }
   }
+}
+
+// The warm-up is this micro-batch's real work; the capture only records it for later ones.
+void GraphExecutor::capture_whole_step(ShapeGraph& entry) {
+  entry.graph->warm_up([&] { core_.micro_step(entry.inputs); });
+  entry.graph->capture([this, &entry] { core_.micro_step(entry.inputs); });
+}
+
+// The forward graph's output tensor is fixed at capture, so its replay (not the warm-up) gives
+// this micro-batch's output; the backward's warm-up is then its real backward.
+void GraphExecutor::capture_model(ShapeGraph& entry, const Batch& batch) {
+  entry.graph->warm_up([&] { entry.output = core_.model_output(entry.inputs); });
+  entry.graph->capture([this, &entry] { entry.output = core_.model_output(entry.inputs); });
+  entry.graph->replay();
+  entry.output_gradient = core_.output_gradient(entry.output, batch);
+  entry.backward = make_graph_();
+  entry.backward->warm_up([&] { core_.backward_from_output(entry.output, entry.output_gradient); });
+  entry.backward->capture([this, &entry] { core_.backward_from_output(entry.output, entry.output_gradient); });
+}
+
+void GraphExecutor::replay_model(ShapeGraph& entry, const Batch& batch) {
+  entry.inputs.input.copy_(batch.input);
+  entry.graph->replay();
+  entry.output_gradient.copy_(core_.output_gradient(entry.output, batch));
+  entry.backward->replay();
 }
 
 void GraphExecutor::update() {
@@ -86,9 +121,11 @@ void GraphExecutor::update() {
 ExecutionReport GraphExecutor::report() const {
   ExecutionReport report;
   report.executor = whole_step_ ? "CUDA graphs (micro-steps and update)"
-                                : "CUDA graphs (update); micro-steps eager: the task's loss is not capture-safe";
-  report.input_shapes = whole_step_ ? shapes_.shapes() : static_cast<int64_t>(eager_step_shapes_.size());
-  report.graph_captures = shapes_.captures() + (update_graph_ ? 1 : 0);
+                                : "CUDA graphs (model forward and backward, update); loss eager: the task's loss "
+                                  "is not capture-safe";
+  report.input_shapes = shapes_.shapes();
+  // Two graphs per shape when the loss runs between them.
+  report.graph_captures = shapes_.captures() * (whole_step_ ? 1 : 2) + (update_graph_ ? 1 : 0);
   report.eager_shapes = shapes_.eager_shapes();
   return report;
 }

@@ -3,14 +3,15 @@
 // graph per micro-batch shape (forward, loss ÷ group × loss scale, backward into the static
 // gradients) and one for the update (norm, finite check, clip, step-or-skip with the learning
 // rates and step counters on the device, loss-scale update, zeroing). A task whose loss is not
-// capture-safe (OCR's CTC) runs its micro-steps eagerly and replays only the update graph.
+// capture-safe (OCR's CTC) has its model graphed around an eagerly run loss, as PyTorch's
+// make_graphed_callables does: per shape, one graph of the forward, then the loss and its
+// gradient with respect to the output eagerly, then one graph of the backward from the output.
 // Every graph is first run for real once (its warm-up), then captured, then replayed with its
 // inputs copied into static buffers. Outside the graphs: the gradient all-reduce and buffer
 // broadcast of several ranks, and the EMA (two foreach launches whose decay ramp is a host
 // count). Numbers match the eager executor's: tests replay the same work on the CPU.
 #pragma once
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "engine/captured_graph.h"
@@ -31,18 +32,26 @@ class GraphExecutor : public StepExecutor {
   int64_t gradient_all_reduces() const override { return core_.gradient_reducer().rounds(); }
 
  private:
-  // A micro-batch shape's graph and the static tensors it reads.
+  // A micro-batch shape's graphs and the static tensors they read and write.
   struct ShapeGraph {
     Batch inputs;
-    std::unique_ptr<CapturedGraph> graph;
+    std::unique_ptr<CapturedGraph> graph;  // the whole micro-step, or the model's forward
+    // With an eager loss: the forward graph's output, the loss's gradient with respect to it
+    // (refilled before each backward replay) and the graph of the backward from it.
+    torch::Tensor output;
+    torch::Tensor output_gradient;
+    std::unique_ptr<CapturedGraph> backward;
   };
+
+  void capture_whole_step(ShapeGraph& entry);
+  void capture_model(ShapeGraph& entry, const Batch& batch);
+  void replay_model(ShapeGraph& entry, const Batch& batch);
 
   StepCore core_;
   GraphFactory make_graph_;
   bool whole_step_;
   ShapeRegistry shapes_;
   std::vector<std::unique_ptr<ShapeGraph>> graphs_;  // by registry slot; pointers stay put
-  std::set<std::vector<int64_t>> eager_step_shapes_; // shapes met when micro-steps run eagerly
   std::unique_ptr<CapturedGraph> update_graph_;
 };
 

@@ -14,7 +14,8 @@ StepCore::StepCore(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, Mo
       ema_(ema),
       config_(config),
       collective_(collective),
-      gradient_reducer_(collective) {
+      gradient_reducer_(collective),
+      split_(task.loss_split()) {
   for (const auto& parameter : task_.model().parameters()) {
     if (parameter.requires_grad()) parameters_.push_back(parameter);
   }
@@ -37,20 +38,47 @@ void StepCore::prepare_micro_step(int64_t group_samples, bool padding, int64_t s
   if (!padding) samples_ += samples;
 }
 
-void StepCore::micro_step(const Batch& batch) {
+Batch StepCore::laid_out(const Batch& batch) const {
   Batch laid_out_batch = batch;
   laid_out_batch.input = laid_out(batch.input);
+  return laid_out_batch;
+}
+
+torch::Tensor StepCore::weighted(const LossOutput& output) {
+  // A padding micro-batch adds exact zeros (where, not a product, so its inf/NaN stays out);
+  // multiplying a live one by 1 is exact, so it computes what total / divisor gives.
+  const torch::Tensor parts = output.parts.to(torch::kFloat);
+  loss_sums_ += torch::where(live_ > 0, parts, torch::zeros_like(parts));
+  return output.total / loss_divisor_ * live_;
+}
+
+void StepCore::micro_step(const Batch& batch) {
   torch::Tensor normalised;
   {
     AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
-    LossOutput output = task_.loss(laid_out_batch);
-    // A padding micro-batch adds exact zeros (where, not a product, so its inf/NaN stays out);
-    // multiplying a live one by 1 is exact, so it computes what total / divisor gives.
-    const torch::Tensor parts = output.parts.to(torch::kFloat);
-    loss_sums_ += torch::where(live_ > 0, parts, torch::zeros_like(parts));
-    normalised = output.total / loss_divisor_ * live_;
+    normalised = weighted(task_.loss(laid_out(batch)));
   }
   scaler_.scale(normalised).backward();
+}
+
+torch::Tensor StepCore::model_output(const Batch& batch) {
+  AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
+  return split_->model_output(laid_out(batch));
+}
+
+torch::Tensor StepCore::output_gradient(const torch::Tensor& output, const Batch& batch) {
+  const torch::Tensor cut = output.detach().requires_grad_(true);
+  torch::Tensor normalised;
+  {
+    AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
+    normalised = weighted(split_->loss_of_output(cut, batch));
+  }
+  scaler_.scale(normalised).backward();
+  return cut.grad();
+}
+
+void StepCore::backward_from_output(const torch::Tensor& output, const torch::Tensor& gradient) {
+  output.backward(gradient, /*retain_graph=*/true);
 }
 
 std::vector<torch::Tensor> StepCore::defined_grads() const {

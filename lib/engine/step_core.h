@@ -20,6 +20,13 @@ class StepCore {
   void prepare_micro_step(int64_t group_samples, bool padding, int64_t samples);
   // Forward and loss under autocast, weighted, scaled, backward into the accumulated grads.
   void micro_step(const Batch& batch);
+  // micro_step() in three parts at the model's output (the task's loss_split()), so the model's
+  // forward and backward can be captured while the loss runs eagerly: the output under autocast;
+  // the weighted, scaled loss's gradient with respect to that output; and the backward from the
+  // output with that gradient, which keeps the output's autograd graph for the next replay.
+  torch::Tensor model_output(const Batch& batch);
+  torch::Tensor output_gradient(const torch::Tensor& output, const Batch& batch);
+  void backward_from_output(const torch::Tensor& output, const torch::Tensor& gradient);
   // Sums the gradients over ranks (R17); not captured (the collective may not be a CUDA one).
   void reduce_gradients();
   // Norm, finite check, clip, step or skip, loss-scale update, statistics; zeroes the grads.
@@ -37,6 +44,10 @@ class StepCore {
 
  private:
   std::vector<torch::Tensor> defined_grads() const;
+  // Adds a live micro-batch's loss parts to the running sums and returns its total ÷ the
+  // group's divisor (0 for a padding micro-batch), ready to scale.
+  torch::Tensor weighted(const LossOutput& output);
+  Batch laid_out(const Batch& batch) const;
 
   Task& task_;
   FusedOptimizer& optimizer_;
@@ -45,6 +56,7 @@ class StepCore {
   StepConfig config_;
   Collective& collective_;
   GradientAllReducer gradient_reducer_;
+  LossSplit* split_;  // the task's, or nullptr
   std::vector<torch::Tensor> parameters_;
   torch::Tensor loss_divisor_;  // 0-dim: the task's divisor for the micro-step's group
   torch::Tensor live_;          // 0-dim: 1, or 0 for a padding micro-batch

@@ -130,8 +130,10 @@ torch::Tensor OcrTask::ctc_sum(const torch::Tensor& logits, const Batch& batch) 
   return (per_sample / batch.target_lengths.clamp_min(1).to(torch::kFloat)).sum();
 }
 
-LossOutput OcrTask::loss(const Batch& batch) {
-  const torch::Tensor total = ctc_sum(model_->forward(batch.input), batch);
+LossOutput OcrTask::loss(const Batch& batch) { return loss_of_output(model_output(batch), batch); }
+
+LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
+  const torch::Tensor total = ctc_sum(logits, batch);
   return {total, total.detach().reshape({1})};
 }
 

@@ -12,7 +12,7 @@
 
 namespace trainer {
 
-class OcrTask : public Task {
+class OcrTask : public Task, public LossSplit {
  public:
   // data = a root with train/ and val/, each holding EasyOCR label folders. `with_train_split`
   // false skips the training images (validation and prediction of a saved model).
@@ -27,8 +27,11 @@ class OcrTask : public Task {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"ctc"}; }
   LossOutput loss(const Batch& batch) override;
-  // CUDA's CTC loss copies the target lengths to the host.
+  // CUDA's CTC loss copies the target lengths to the host: graphs hold the CRNN, not the loss.
   bool loss_capture_safe() const override { return false; }
+  LossSplit* loss_split() override { return this; }
+  torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
+  LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
   std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
   std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;

@@ -43,10 +43,11 @@ Loader::Collate SmokeTask::train_collate(uint64_t) const {
   return [this](const std::vector<size_t>& indices, int64_t) { return batch_of(indices); };
 }
 
-LossOutput SmokeTask::loss(const Batch& batch) {
+LossOutput SmokeTask::loss(const Batch& batch) { return loss_of_output(model_output(batch), batch); }
+
+LossOutput SmokeTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
   const torch::Tensor total = torch::nn::functional::cross_entropy(
-      model_->forward(batch.input).to(torch::kFloat), batch.target,
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      logits.to(torch::kFloat), batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   return {total, total.detach().reshape({1})};
 }
 

@@ -16,7 +16,8 @@ class SmokeNetImpl : public torch::nn::Module {
 };
 TORCH_MODULE(SmokeNet);
 
-class SmokeTask : public Task {
+// Its loss is capture-safe; the split lets the engine tests graph it the way OCR is graphed.
+class SmokeTask : public Task, public LossSplit {
  public:
   SmokeTask(int64_t train_samples, uint64_t seed);
 
@@ -27,6 +28,9 @@ class SmokeTask : public Task {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
+  LossSplit* loss_split() override { return this; }
+  torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
+  LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<std::string> metric_names() const override { return {"accuracy"}; }
   std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
   Metrics metrics(const std::vector<std::vector<double>>& partials) const override;

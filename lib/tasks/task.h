@@ -48,6 +48,19 @@ void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t 
 // Element-wise sum of partial results that are sums (counts, loss totals) of equal layout.
 std::vector<double> add_up(const std::vector<std::vector<double>>& partials);
 
+// A task's loss() cut at the model's output: loss(batch) computes
+// loss_of_output(model_output(batch), batch). A task whose loss cannot be captured in a CUDA
+// graph has one, so the graph executor can capture the model's forward and backward and run
+// only the loss eagerly between them.
+class LossSplit {
+ public:
+  virtual ~LossSplit() = default;
+  // The model's output for a micro-batch already on the device (inside autocast when AMP is on).
+  virtual torch::Tensor model_output(const Batch& batch) = 0;
+  // The loss of that output, as loss() returns it.
+  virtual LossOutput loss_of_output(const torch::Tensor& output, const Batch& batch) = 0;
+};
+
 class Task {
  public:
   virtual ~Task() = default;
@@ -71,9 +84,10 @@ class Task {
   // Forward and loss of one micro-batch already on the device (inside autocast when AMP is on).
   virtual LossOutput loss(const Batch& batch) = 0;
   // Whether loss() can be captured in a CUDA graph with the rest of the step: no host sync, no
-  // data-dependent shapes or branches. A task that says no has its micro-steps run eagerly and
-  // only its update graphed.
+  // data-dependent shapes or branches. A task that says no must have a loss_split().
   virtual bool loss_capture_safe() const { return true; }
+  // loss() cut at the model's output, or nullptr where the task has no such cut.
+  virtual LossSplit* loss_split() { return nullptr; }
   // Input dimensions that vary by design (OCR width, R2); a graph is captured per value, so the
   // task keeps them to a few (buckets). Other dimensions change only in a short last batch.
   virtual std::vector<int64_t> dynamic_input_dims() const { return {}; }
