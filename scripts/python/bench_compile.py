@@ -85,7 +85,10 @@ def pytorch(args):
         model = torch.compile(model, mode=args.mode)
     fused = {"fused": True} if device.type == "cuda" else {}
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05, **fused)
-    scaler = torch.cuda.amp.GradScaler(enabled=dtype == torch.float16 and device.type == "cuda")
+    scaling = dtype == torch.float16 and device.type == "cuda"
+    # torch.amp.GradScaler since 2.3; the torch.cuda.amp one is deprecated there.
+    scaler = (torch.amp.GradScaler("cuda", enabled=scaling) if hasattr(torch.amp, "GradScaler")
+              else torch.cuda.amp.GradScaler(enabled=scaling))
     x = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device)
     y = torch.randint(0, 2, (args.batch,), device=device)
 
@@ -154,9 +157,14 @@ def pytorch_row(args, model, amp, imgsz, batch, accumulate, mode):
     command = [sys.executable, os.path.abspath(__file__), "pytorch", "--model", model, "--amp", amp, "--batch",
                str(batch), "--accumulate", str(accumulate), "--imgsz", str(imgsz), "--mode", mode, "--updates",
                str(args.updates), "--device", args.device]
-    line = subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        # One failed torch.compile must not cost the other rows of a timed GPU session.
+        errors = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith(" ")]
+        return f"failed: {errors[-1] if errors else 'exit status %d' % result.returncode}"
+    line = result.stdout.strip().splitlines()[-1]
     if "unavailable=" in line:
-        return None
+        return "unavailable: " + line.split("unavailable=", 1)[1]
     values = dict(item.split("=", 1) for item in line.split())
     return (float(values["first_update_seconds"]), float(values["seconds_per_update"]),
             float(values["images_per_second"]), float(values["peak_memory_mb"]), "")
@@ -189,8 +197,8 @@ def measure(args, data):
             results += [("pytorch", m, pytorch_row(args, model, amp, imgsz, batch, accumulate, m)) for m in PYTORCH_MODES]
             for impl, mode, row in results:
                 geometry = f"{batch}x{accumulate}"
-                if row is None:
-                    print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}")
+                if row is None or isinstance(row, str):
+                    print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}  {row or ''}")
                     continue
                 first, per_update, ips, peak, note = row
                 print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
