@@ -355,6 +355,12 @@ void check_same_mixed_step_stats(const StepStats& expected, const StepStats& rep
   CHECK(expected.skipped_updates == 1);
 }
 
+// The smoke task with its loss declared not capture-safe: graphed through its loss split, as OCR is.
+struct EagerLossTask : SmokeTask {
+  using SmokeTask::SmokeTask;
+  bool loss_capture_safe() const override { return false; }
+};
+
 }  // namespace
 
 TEST_CASE("the graph executor replays exactly what the eager executor computes", "[compile]") {
@@ -395,10 +401,6 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
 }
 
 TEST_CASE("a task whose loss is not capture-safe has its model graphed around the eager loss", "[compile]") {
-  struct EagerLossTask : SmokeTask {
-    using SmokeTask::SmokeTask;
-    bool loss_capture_safe() const override { return false; }
-  };
   const std::vector<MicroStep> steps = mixed_steps();
   const int64_t limit = GENERATE(8, 1);
   const std::optional<at::ScalarType> amp =
@@ -438,10 +440,6 @@ TEST_CASE("CUDA graphs of a model around an eager loss follow the eager loss tra
     WARN("no CUDA device: graph replay is not tried");
     return;
   }
-  struct EagerLossTask : SmokeTask {
-    using SmokeTask::SmokeTask;
-    bool loss_capture_safe() const override { return false; }
-  };
   const torch::Device cuda(torch::kCUDA);
   constexpr int kUpdates = 40;
   std::vector<std::vector<double>> losses(2);
