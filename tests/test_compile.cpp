@@ -418,6 +418,7 @@ TEST_CASE("a task whose loss is not capture-safe has its model graphed around th
   const StepConfig config{torch::kCPU, amp, 0.5, ExecutionConfig{}, limit};
   EagerExecutor eager(eager_task, eager_optimizer, eager_scaler, nullptr, config);
   int captures = 0;
+  CapturedLog log;
   GraphExecutor graphs(graph_task, graph_optimizer, graph_scaler, nullptr, config, single_process(),
                        [&] { return std::make_unique<RerunGraph>(captures); });
 
@@ -433,6 +434,7 @@ TEST_CASE("a task whose loss is not capture-safe has its model graphed around th
   CHECK(report.graph_captures == 2 * std::min<int64_t>(limit, 2) + 1);
   CHECK(report.eager_shapes == 2 - std::min<int64_t>(limit, 2));
   CHECK(captures == report.graph_captures);
+  CHECK(count_lines(log.text(), "graph capture") == static_cast<size_t>(report.graph_captures));
 }
 
 TEST_CASE("CUDA graphs of a model around an eager loss follow the eager loss trajectory", "[compile][gpu]") {

@@ -94,6 +94,8 @@ void GraphExecutor::capture_model(ShapeGraph& entry, const Batch& batch) {
   entry.backward = make_graph_();
   entry.backward->warm_up([&] { core_.backward_from_output(entry.output, entry.output_gradient); });
   entry.backward->capture([this, &entry] { core_.backward_from_output(entry.output, entry.output_gradient); });
+  // One log line per graph, so the log and graph_captures in the report count the same things.
+  spdlog::info("graph capture of the backward for that shape (the loss runs eagerly between the two graphs)");
 }
 
 void GraphExecutor::replay_model(ShapeGraph& entry, const Batch& batch) {
