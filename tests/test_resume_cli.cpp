@@ -38,9 +38,12 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
   SECTION("SIGINT") {
     // --foreground: without it timeout signals its process group as well, and a second SIGINT
     // arriving after the first was handled means "stop now" (no checkpoint), which a loaded
-    // machine makes likely.
-    const CommandResult stopped = run_command("timeout --foreground --preserve-status -s INT 3 " + std::string(TRAINER_BINARY) +
-                                              " train " + recipe(dir.path(), "interrupted") + " --quiet");
+    // machine makes likely. Halfway through the reference run's time: a fixed delay can fall
+    // before the handler is installed on a loaded machine (start-up is slower there too) or after
+    // the run has ended on a fast one.
+    const CommandResult stopped =
+        run_command("timeout --foreground --preserve-status -s INT " + std::to_string(0.5 * reference_seconds) + " " +
+                    std::string(TRAINER_BINARY) + " train " + recipe(dir.path(), "interrupted") + " --quiet");
     INFO(stopped.output);
     REQUIRE(stopped.exit_code == 130);
     CHECK_THAT(stopped.output, Catch::Contains("resume="));
