@@ -42,7 +42,7 @@ def glyphs():
 
 
 def font_glyphs():
-    """Every digit in every installed text font at glyph heights 15 and 18 px, as (images, labels)."""
+    """Every digit in the installed DejaVu, Liberation and MathJax fonts at glyph heights 15 and 18 px, as (images, labels)."""
     files = sorted(glob.glob("/usr/share/fonts/truetype/dejavu/*.ttf") + glob.glob("/usr/share/fonts/truetype/liberation/*.ttf") +
                    glob.glob("/usr/share/fonts/opentype/mathjax/MathJax_*.otf"))
     files = [f for f in files if not any(skip in f for skip in ("Size", "Vector", "Win", "AMS", "Fraktur"))]
