@@ -356,9 +356,15 @@ void check_same_mixed_step_stats(const StepStats& expected, const StepStats& rep
 }
 
 // The smoke task with its loss declared not capture-safe: graphed through its loss split, as OCR is.
+// It counts the model's forward passes that really run (a rerun graph's capture runs none).
 struct EagerLossTask : SmokeTask {
   using SmokeTask::SmokeTask;
   bool loss_capture_safe() const override { return false; }
+  torch::Tensor model_output(const Batch& batch) override {
+    ++forwards;
+    return SmokeTask::model_output(batch);
+  }
+  int64_t forwards = 0;
 };
 
 }  // namespace
@@ -426,6 +432,8 @@ TEST_CASE("a task whose loss is not capture-safe has its model graphed around th
   const StepStats replayed = run_steps(graph_task, graphs, steps);
   CHECK(identical(state_dict(eager_task.model()), state_dict(graph_task.model())));
   check_same_mixed_step_stats(expected, replayed);
+  // One forward per micro-batch, as eagerly: a second one would update BatchNorm's statistics twice.
+  CHECK(graph_task.forwards == eager_task.forwards);
 
   const ExecutionReport report = graphs.report();
   CHECK_THAT(report.executor, Catch::Contains("not capture-safe"));

@@ -84,15 +84,16 @@ void GraphExecutor::capture_whole_step(ShapeGraph& entry) {
   entry.graph->capture([this, &entry] { core_.micro_step(entry.inputs); });
 }
 
-// The forward graph's output tensor is fixed at capture, so its replay (not the warm-up) gives
-// this micro-batch's output; the backward's warm-up is then its real backward.
+// As make_graphed_callables does: this micro-batch's real work is the warm-ups (forward, the
+// eager loss, backward); the captures only record the forward and the backward for later ones,
+// with no replay in between, so nothing runs twice (BatchNorm's running statistics included).
 void GraphExecutor::capture_model(ShapeGraph& entry, const Batch& batch) {
-  entry.graph->warm_up([&] { entry.output = core_.model_output(entry.inputs); });
-  entry.graph->capture([this, &entry] { entry.output = core_.model_output(entry.inputs); });
-  entry.graph->replay();
-  entry.output_gradient = core_.output_gradient(entry.output, batch);
+  torch::Tensor output;
+  entry.graph->warm_up([&] { output = core_.model_output(entry.inputs); });
+  entry.output_gradient = core_.output_gradient(output, batch);
   entry.backward = make_graph_();
-  entry.backward->warm_up([&] { core_.backward_from_output(entry.output, entry.output_gradient); });
+  entry.backward->warm_up([&] { core_.backward_from_output(output, entry.output_gradient); });
+  entry.graph->capture([this, &entry] { entry.output = core_.model_output(entry.inputs); });
   entry.backward->capture([this, &entry] { core_.backward_from_output(entry.output, entry.output_gradient); });
   // One log line per graph, so the log and graph_captures in the report count the same things.
   spdlog::info("graph capture of the backward for that shape (the loss runs eagerly between the two graphs)");
