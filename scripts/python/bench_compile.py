@@ -3,7 +3,7 @@ torch.compile, training the same model with the same micro-batch, accumulation a
 
   bench_compile.py run --trainer build-gpu/trainer [--device cuda] [--updates 20]
       writes synthetic data, then for ResNet50 (bf16, 224 px) and YOLOv8n (fp16, 640 px) at
-      micro-batch 8 x accumulate 4 and 16 x 2 prints one table row per implementation and mode:
+      micro-batch 8 x accumulate 4 and 16 x 2 (--cases picks and orders them) prints one table row per implementation and mode:
       time to the first update, seconds per update, images/s, peak device memory, and the
       ratio of images/s to the trainer's own eager mode.
   bench_compile.py pytorch --model resnet50 --amp bf16 --batch 8 --accumulate 4 --mode eager ...
@@ -28,7 +28,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 MODELS = {"resnet50": ("bf16", 224), "yolov8n": ("fp16", 640)}
-GEOMETRIES = [(8, 4), (16, 2)]
+# The issue's target geometry first, so a GPU lease cut short still measures it.
+CASES = ["yolov8n:8x4", "resnet50:8x4", "yolov8n:16x2", "resnet50:16x2"]
 PYTORCH_MODES = ["eager", "default", "reduce-overhead"]
 TRAINER_MODES = ["none", "default", "reduce-overhead"]
 
@@ -186,24 +187,32 @@ def measure(args, data):
           + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
     print(f"{'model':8} {'geometry':8} {'impl':8} {'mode':16} {'first s':>8} {'s/update':>9} {'img/s':>8} "
           f"{'peak MB':>8} {'vs ours eager':>13}")
-    for model, (amp, imgsz) in MODELS.items():
+    for model, batch, accumulate in args.cases:
+        amp, imgsz = MODELS[model]
         imgsz = args.imgsz or imgsz
         if args.device == "cpu" and amp == "fp16":
             amp = "bf16"  # CPU autocast has no fp16 (smoke runs of this script)
-        for batch, accumulate in GEOMETRIES:
-            ours = trainer_rows(args, data, model, amp, imgsz, batch, accumulate)
-            base = ours["none"][2]
-            results = [("trainer", m, ours.get(m)) for m in TRAINER_MODES]
-            results += [("pytorch", m, pytorch_row(args, model, amp, imgsz, batch, accumulate, m)) for m in PYTORCH_MODES]
-            for impl, mode, row in results:
-                geometry = f"{batch}x{accumulate}"
-                if row is None or isinstance(row, str):
-                    print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}  {row or ''}")
-                    continue
-                first, per_update, ips, peak, note = row
-                print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
-                      f"{peak:8.0f} {ips / base:12.2f}x  {note}")
-            sys.stdout.flush()
+        ours = trainer_rows(args, data, model, amp, imgsz, batch, accumulate)
+        base = ours["none"][2]
+        results = [("trainer", m, ours.get(m)) for m in TRAINER_MODES]
+        results += [("pytorch", m, pytorch_row(args, model, amp, imgsz, batch, accumulate, m)) for m in PYTORCH_MODES]
+        for impl, mode, row in results:
+            geometry = f"{batch}x{accumulate}"
+            if row is None or isinstance(row, str):
+                print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}  {row or ''}")
+                continue
+            first, per_update, ips, peak, note = row
+            print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
+                  f"{peak:8.0f} {ips / base:12.2f}x  {note}")
+        sys.stdout.flush()
+
+
+def parse_case(text):
+    """'yolov8n:8x4' -> ('yolov8n', 8, 4)"""
+    match = re.fullmatch(r"(\w+):(\d+)x(\d+)", text)
+    if not match or match.group(1) not in MODELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not MODEL:BATCHxACCUMULATE with MODEL one of {list(MODELS)}")
+    return match.group(1), int(match.group(2)), int(match.group(3))
 
 
 def main():
@@ -214,6 +223,8 @@ def main():
     run_parser.add_argument("--device", default="cuda")
     run_parser.add_argument("--updates", type=int, default=20)
     run_parser.add_argument("--imgsz", type=int, default=0, help="override both models' image size (smoke runs)")
+    run_parser.add_argument("--cases", type=parse_case, nargs="+", default=[parse_case(c) for c in CASES],
+                            help=f"MODEL:BATCHxACCUMULATE, measured in this order (default: {' '.join(CASES)})")
     one = sub.add_parser("pytorch")
     one.add_argument("--model", choices=MODELS, required=True)
     one.add_argument("--amp", choices=["bf16", "fp16", "off"], required=True)
