@@ -117,6 +117,22 @@ TEST_CASE("the shape registry captures each new shape once, up to the limit, the
   CHECK(count_lines(log.text(), "compile_cache_limit (2) reached") == 1);
   CHECK_THAT(log.text(), Catch::Contains("dim 0 8 -> 5 (short batch)"));
   CHECK(count_lines(log.text(), "graph capture") == 2);
+
+  SECTION("short batches run eagerly, whatever the limit, and take no slot") {
+    CapturedLog short_log;
+    ShapeRegistry tails(1, {3}, 8);
+    CHECK(tails.lookup({5, 1, 32, 64}, key({5, 1, 32, 64})).action == ShapeRegistry::Action::eager);
+    const auto full = tails.lookup({8, 1, 32, 64}, key({8, 1, 32, 64}));
+    CHECK(full.action == ShapeRegistry::Action::capture);
+    CHECK_THAT(full.reason, Catch::Contains("(first batch)"));  // the tail before it is no reference
+    CHECK(tails.lookup({3, 1, 32, 96}, key({3, 1, 32, 96})).action == ShapeRegistry::Action::eager);
+    CHECK(tails.lookup({5, 1, 32, 64}, key({5, 1, 32, 64})).action == ShapeRegistry::Action::eager);
+    CHECK(tails.shapes() == 3);
+    CHECK(tails.short_shapes() == 2);
+    CHECK(tails.eager_shapes() == 0);
+    CHECK(count_lines(short_log.text(), "short batches") == 1);
+    CHECK(count_lines(short_log.text(), "compile_cache_limit") == 0);
+  }
 }
 
 TEST_CASE("channels-last trains like the contiguous layout and saves the same checkpoint keys", "[compile]") {
@@ -171,6 +187,8 @@ TEST_CASE("a probe measures updates and leaves the model exactly as it was", "[c
   NamedTensors before;
   for (const auto& [name, tensor] : state_dict(task->model())) before.emplace_back(name, tensor.clone());
   const torch::Tensor generator_before = at::detail::getDefaultCPUGenerator().get_state();
+  std::vector<const void*> storage_before;
+  for (const auto& p : task->model().parameters()) storage_before.push_back(p.data_ptr());
   ExecutionConfig config;
   config.channels_last = true;
   const ProbeMeasurement measured = probe_execution(*task, settings, plan, config, batches, 2);
@@ -181,7 +199,18 @@ TEST_CASE("a probe measures updates and leaves the model exactly as it was", "[c
   CHECK(measured.executor == "eager");
   CHECK(identical(before, state_dict(task->model())));
   CHECK(all_contiguous(task->model()));
-  for (const auto& p : task->model().parameters()) CHECK_FALSE(p.grad().defined());
+  // Tensors whose layout the probe kept are restored in place (cuDNN's packed LSTM weights stay
+  // packed); the convolutions' weights went channels-last and back.
+  const auto parameters = task->model().parameters();
+  size_t in_place = 0;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i].dim() != 4) {
+      CHECK(parameters[i].data_ptr() == storage_before[i]);
+      ++in_place;
+    }
+  }
+  CHECK(in_place > 0);
+  for (const auto& p : parameters) CHECK_FALSE(p.grad().defined());
   CHECK(torch::equal(generator_before, at::detail::getDefaultCPUGenerator().get_state()));
 }
 
@@ -375,14 +404,16 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
   const Settings settings = two_class_settings(dir, {"optimizer=sgd", "ema=true", "grad_clip=0.5", "norm=gn"});
   const std::vector<MicroStep> steps = mixed_steps();
   const int64_t limit = GENERATE(8, 1);
-  INFO("compile_cache_limit " << limit);
+  // 4: the [2, ...] batches are short (tails) and run eagerly without taking a graph slot.
+  const int64_t micro_batch = GENERATE(0, 4);
+  INFO("compile_cache_limit " << limit << ", micro_batch " << micro_batch);
 
   auto eager_task = make_task(settings);
   auto graph_task = make_task(settings);
   const TrainingPlan plan = plan_for(settings, *eager_task);
   TrainingComponents eager_parts = build_training_components(settings, plan, eager_task->model());
   TrainingComponents graph_parts = build_training_components(settings, plan, graph_task->model());
-  const StepConfig config{plan.device, plan.amp_dtype, settings.grad_clip, ExecutionConfig{}, limit};
+  const StepConfig config{plan.device, plan.amp_dtype, settings.grad_clip, ExecutionConfig{}, limit, micro_batch};
   EagerExecutor eager(*eager_task, *eager_parts.optimizer, *eager_parts.scaler, eager_parts.ema.get(), config);
   int captures = 0;
   CapturedLog log;
@@ -400,10 +431,14 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
 
   const ExecutionReport report = graphs.report();
   CHECK(report.input_shapes == 2);  // [4, 3, 16, 16] and [2, 3, 16, 16]
-  CHECK(report.graph_captures == std::min<int64_t>(limit, 2) + 1);  // + the update graph
-  CHECK(report.eager_shapes == 2 - std::min<int64_t>(limit, 2));
+  const int64_t short_shapes = micro_batch == 4 ? 1 : 0;
+  const int64_t full_shapes = 2 - short_shapes;
+  CHECK(report.short_batch_shapes == short_shapes);
+  CHECK(report.graph_captures == std::min<int64_t>(limit, full_shapes) + 1);  // + the update graph
+  CHECK(report.eager_shapes == full_shapes - std::min<int64_t>(limit, full_shapes));
   CHECK(captures == report.graph_captures);
   CHECK(count_lines(log.text(), "graph capture") == static_cast<size_t>(report.graph_captures));
+  CHECK(count_lines(log.text(), "short batches (fewer than 4 samples") == static_cast<size_t>(short_shapes));
 }
 
 TEST_CASE("a task whose loss is not capture-safe has its model graphed around the eager loss", "[compile]") {

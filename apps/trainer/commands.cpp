@@ -136,11 +136,14 @@ int run_train(const CommonOptions& options) {
   std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
               static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
               folder.string().c_str());
-  std::printf("execution: %s; %lld input shape(s), %lld graph capture(s)%s\n", summary.execution.executor.c_str(),
-              static_cast<long long>(summary.execution.input_shapes),
-              static_cast<long long>(summary.execution.graph_captures),
-              summary.execution.eager_shapes > 0
-                  ? fmt::format(", {} shape(s) eager past compile_cache_limit", summary.execution.eager_shapes).c_str()
+  const ExecutionReport& execution = summary.execution;
+  std::printf("execution: %s; %lld input shape(s), %lld graph capture(s)%s%s\n", execution.executor.c_str(),
+              static_cast<long long>(execution.input_shapes), static_cast<long long>(execution.graph_captures),
+              execution.short_batch_shapes > 0
+                  ? fmt::format(", {} short-batch shape(s) eager", execution.short_batch_shapes).c_str()
+                  : "",
+              execution.eager_shapes > 0
+                  ? fmt::format(", {} shape(s) eager past compile_cache_limit", execution.eager_shapes).c_str()
                   : "");
   if (collective.distributed()) {
     std::printf("distributed: %lld ranks; gradients all-reduced %lld times in this run (once per update)\n",

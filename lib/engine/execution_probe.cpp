@@ -14,8 +14,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Everything a probe's updates change in the model and the process, kept aside: the tensors are
-// put back with set_data, which restores their layout as well as their values.
+// A kept tensor's values go back into the live tensor's storage where the layout is the same: cuDNN's
+// LSTM needs its weights where flatten_parameters packed them. Where the probe changed the layout
+// (channels-last), set_data puts back the original storage, layout and values.
+void restore(const torch::Tensor& live, const torch::Tensor& kept) {
+  if (live.strides() == kept.strides()) {
+    live.detach().copy_(kept);
+  } else {
+    live.set_data(kept);
+  }
+}
+
+// Everything a probe's updates change in the model and the process, kept aside.
 class ModelSnapshot {
  public:
   explicit ModelSnapshot(torch::nn::Module& model) : model_(model) {
@@ -31,11 +41,11 @@ class ModelSnapshot {
     torch::NoGradGuard no_grad;
     const auto parameters = model_.parameters();
     for (size_t i = 0; i < parameters.size(); ++i) {
-      parameters[i].set_data(parameters_[i]);
+      restore(parameters[i], parameters_[i]);
       parameters[i].mutable_grad() = grads_[i];
     }
     const auto buffers = model_.buffers();
-    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].set_data(buffers_[i]);
+    for (size_t i = 0; i < buffers.size(); ++i) restore(buffers[i], buffers_[i]);
     restore_generators(generators_);
   }
 
@@ -76,7 +86,8 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
   TrainingComponents components = build_training_components(settings, plan, model);
   const std::unique_ptr<StepExecutor> executor =
       make_step_executor(task, *components.optimizer, *components.scaler, components.ema.get(),
-                         {plan.device, plan.amp_dtype, settings.grad_clip, config, settings.compile_cache_limit});
+                         {plan.device, plan.amp_dtype, settings.grad_clip, config, settings.compile_cache_limit,
+                          plan.micro_batch});
 
   size_t next = 0;
   int64_t samples = 0;

@@ -38,7 +38,7 @@ GraphExecutor::GraphExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& 
     : core_(task, optimizer, scaler, ema, config, collective),
       make_graph_(std::move(make_graph)),
       whole_step_(task.loss_capture_safe()),
-      shapes_(config.capture_limit, task.dynamic_input_dims()) {
+      shapes_(config.capture_limit, task.dynamic_input_dims(), config.micro_batch) {
   if (!whole_step_ && task.loss_split() == nullptr) {
     throw std::logic_error("task " + task.name() + ": a loss that is not capture-safe needs a loss_split()");
   }
@@ -130,6 +130,7 @@ ExecutionReport GraphExecutor::report() const {
   // Two graphs per shape when the loss runs between them.
   report.graph_captures = shapes_.captures() * (whole_step_ ? 1 : 2) + (update_graph_ ? 1 : 0);
   report.eager_shapes = shapes_.eager_shapes();
+  report.short_batch_shapes = shapes_.short_shapes();
   return report;
 }
 

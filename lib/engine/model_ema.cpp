@@ -73,13 +73,14 @@ void ModelEma::update(torch::nn::Module& model) {
 void ModelEma::swap(torch::nn::Module& model) {
   torch::NoGradGuard no_grad;
   const auto current = matching_tensors(model, tensors_);
+  // Values move, storage stays: captured CUDA graphs hold the live tensors' addresses, and cuDNN's
+  // LSTM needs its weights where flatten_parameters packed them (elsewhere it repacks every call).
   for (size_t i = 0; i < current.size(); ++i) {
     const torch::Tensor& live = current[i].second;
     const torch::Tensor& ema = tensors_[i].second;
-    // detach() is a second handle on the live storage, so it survives live.set_data.
-    const torch::Tensor live_storage = live.detach();
-    live.set_data(ema);
-    ema.set_data(live_storage);
+    const torch::Tensor held = live.detach().clone();
+    live.detach().copy_(ema);
+    ema.copy_(held);
   }
   swapped_ = !swapped_;
 }

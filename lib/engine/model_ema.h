@@ -21,8 +21,8 @@ class ModelEma {
   // d = decay * (1 - exp(-updates / tau)) ramps the decay up so that early, poor weights are
   // forgotten quickly. Floating tensors: ema = d * ema + (1 - d) * model; others are copied.
   void update(torch::nn::Module& model);
-  // Exchanges storage between the model and the average (no copies): call once to validate with
-  // the average, and again to resume training.
+  // Exchanges the values of the model and the average, each tensor keeping its storage: call once
+  // to validate with the average, and again to resume training.
   void swap(torch::nn::Module& model);
   int64_t updates() const;
 

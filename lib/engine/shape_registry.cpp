@@ -12,8 +12,8 @@ std::string shape_text(c10::IntArrayRef shape) {
   return text + "]";
 }
 
-ShapeRegistry::ShapeRegistry(int64_t capture_limit, std::vector<int64_t> dynamic_dims)
-    : capture_limit_(capture_limit), dynamic_dims_(std::move(dynamic_dims)) {}
+ShapeRegistry::ShapeRegistry(int64_t capture_limit, std::vector<int64_t> dynamic_dims, int64_t full_batch)
+    : capture_limit_(capture_limit), dynamic_dims_(std::move(dynamic_dims)), full_batch_(full_batch) {}
 
 std::string ShapeRegistry::reason_for(c10::IntArrayRef input) const {
   std::string reason = "new input shape " + shape_text(input);
@@ -35,7 +35,13 @@ ShapeRegistry::Lookup ShapeRegistry::lookup(c10::IntArrayRef input, const std::v
   const auto found = seen_.find(key);
   if (found != seen_.end()) return found->second;
   Lookup lookup;
-  if (captures_ < capture_limit_) {
+  const bool short_batch = full_batch_ > 0 && !input.empty() && input[0] < full_batch_;
+  if (short_batch) {
+    if (short_shapes_++ == 0) {
+      spdlog::info("short batches (fewer than {} samples: the tail of an epoch or a bucket) run eagerly, without "
+                   "graphs; first: {}", full_batch_, shape_text(input));
+    }
+  } else if (captures_ < capture_limit_) {
     lookup.action = Action::capture;
     lookup.slot = static_cast<size_t>(captures_++);
     lookup.reason = reason_for(input);
@@ -46,7 +52,7 @@ ShapeRegistry::Lookup ShapeRegistry::lookup(c10::IntArrayRef input, const std::v
                  "(buckets, fixed image size) or raise compile_cache_limit",
                  capture_limit_, reason_for(input));
   }
-  if (first_input_.empty()) first_input_.assign(input.begin(), input.end());
+  if (first_input_.empty() && !short_batch) first_input_.assign(input.begin(), input.end());
   // Met again, a captured shape replays its graph.
   seen_.emplace(key, Lookup{lookup.action == Action::capture ? Action::replay : Action::eager, lookup.slot, {}});
   return lookup;

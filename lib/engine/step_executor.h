@@ -21,6 +21,7 @@ struct StepConfig {
   double grad_clip = 0;
   ExecutionConfig execution;    ///< resolved compile mode
   int64_t capture_limit = 8;    ///< graphs kept per run (compile_cache_limit)
+  int64_t micro_batch = 0;      ///< full micro-batch size: smaller batches run eagerly (0: none is smaller)
 };
 
 // Host copies of the device-side sums since the last read-back.
@@ -41,6 +42,7 @@ struct ExecutionReport {
   int64_t input_shapes = 0;    ///< distinct micro-batch shapes met
   int64_t graph_captures = 0;  ///< graphs captured (one per shape up to compile_cache_limit)
   int64_t eager_shapes = 0;    ///< shapes that ran eagerly because the limit was reached
+  int64_t short_batch_shapes = 0;  ///< shapes of short batches (epoch or bucket tails), always eager
 };
 
 class StepExecutor {

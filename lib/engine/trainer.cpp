@@ -256,7 +256,8 @@ TrainingSummary Trainer::fit() {
   // After every weight is in place (R5): a graph executor captures the tensors as they are now.
   const std::unique_ptr<StepExecutor> executor =
       make_step_executor(task_, optimizer, scaler, ema.get(),
-                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, execution, settings_.compile_cache_limit},
+                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, execution, settings_.compile_cache_limit,
+                          plan_.micro_batch},
                          collective_);
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
   Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);

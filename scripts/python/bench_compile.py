@@ -98,8 +98,14 @@ def pytorch(args):
             return torch.nn.functional.cross_entropy(output, y)
         return sum(o.float().pow(2).mean() for o in output)
 
+    # Several forwards per update: cudagraph trees must be told where a step begins, or a replay
+    # overwrites outputs the previous micro-batch still holds ("accessing tensor output of
+    # CUDAGraphs that has been overwritten by a subsequent run").
+    mark_step = (torch.compiler.cudagraph_mark_step_begin if args.mode == "reduce-overhead" else lambda: None)
+
     def update():
         for _ in range(args.accumulate):
+            mark_step()
             with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
                 loss = loss_of(model(x)) / args.accumulate
             scaler.scale(loss).backward()
