@@ -83,6 +83,12 @@ class FusedOptimizer {
     std::vector<ParamState> states;
   };
 
+  // One group's CUDA AdamW parameters for torch's fused kernel, gathered in one step() call.
+  struct DeviceAdamw {
+    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+    void add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state);
+  };
+
   std::vector<std::pair<std::string, const torch::Tensor*>> named_buffers(const ParamState& state) const;
   // The path for non-CPU, non-float32 or strided tensors, and for device-side skips and
   // scales. `grad` is the parameter's grad already multiplied by the grad scale.
@@ -91,6 +97,10 @@ class FusedOptimizer {
                            const torch::Tensor& skip) const;
   void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
                              const torch::Tensor& grad, ParamState& state,
+                             const torch::Tensor& skip) const;
+  // CUDA AdamW where LibTorch has torch.optim's fused kernel (2.4+): one launch for the group.
+  // `grad_scale` multiplies the grads as they are read; `skip` (bool, on the device) keeps all as is.
+  void adamw_fused_on_device(const Group& group, const DeviceAdamw& fused, const torch::Tensor& grad_scale,
                              const torch::Tensor& skip) const;
 
   FusedOptimizerOptions options_;

@@ -3,13 +3,18 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#define TRAINER_TORCH_AT_LEAST_2_4 (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+#if TRAINER_TORCH_AT_LEAST_2_4
+#include <ATen/ops/_fused_adamw.h>
+#endif
+
 namespace trainer::compat {
 
 inline constexpr bool kTorch2 = TORCH_VERSION_MAJOR >= 2;
 
 // Autocast state for one device type. 2.4+ takes the device type; 1.13 has per-device names.
 inline bool autocast_enabled(c10::DeviceType device) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if TRAINER_TORCH_AT_LEAST_2_4
   return at::autocast::is_autocast_enabled(device);
 #else
   return device == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
@@ -17,7 +22,7 @@ inline bool autocast_enabled(c10::DeviceType device) {
 }
 
 inline at::ScalarType autocast_dtype(c10::DeviceType device) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if TRAINER_TORCH_AT_LEAST_2_4
   return at::autocast::get_autocast_dtype(device);
 #else
   return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype()
@@ -26,7 +31,7 @@ inline at::ScalarType autocast_dtype(c10::DeviceType device) {
 }
 
 inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dtype) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if TRAINER_TORCH_AT_LEAST_2_4
   at::autocast::set_autocast_dtype(device, dtype);
   at::autocast::set_autocast_enabled(device, enabled);
 #else
@@ -40,12 +45,33 @@ inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dt
 #endif
 }
 
+// torch.optim's fused AdamW (torch.optim.AdamW(fused=True)): one multi-tensor launch per call where
+// the per-parameter tensor ops launch ~20 kernels per parameter. It reads lr (float32), the step
+// counters (float32, not incremented), grad_divisor (float32: grads are divided by it and, so
+// divided, written back) and found_inf (float32; exactly 1 skips) on the device, so a captured
+// update replays with new values. The tensor-lr overload came in 2.2; this header draws its line at
+// 2.4 for every 2.x difference. Undefined grad_divisor or found_inf: none.
+inline constexpr bool kHasFusedAdamW = TRAINER_TORCH_AT_LEAST_2_4;
+
+inline void fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                        at::TensorList exp_avg_sqs, at::TensorList steps, const at::Tensor& lr, double beta1,
+                        double beta2, double weight_decay, double eps, const at::Tensor& grad_divisor,
+                        const at::Tensor& found_inf) {
+#if TRAINER_TORCH_AT_LEAST_2_4
+  const auto optional = [](const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; };
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, lr, beta1, beta2, weight_decay, eps,
+                    /*amsgrad=*/false, /*maximize=*/false, optional(grad_divisor), optional(found_inf));
+#else
+  TORCH_CHECK(false, "fused AdamW needs LibTorch 2.4 or later");
+#endif
+}
+
 // 2.4+ hosts a TCPStore on libuv by default and throws where LibTorch was built without it
 // (Debian's 2.x); the classic server is in every build, 1.13's included, and ample for our rank
 // counts. A template, so this header needs no c10d include.
 template <class TCPStoreOptions>
 void use_classic_store_server(TCPStoreOptions& options) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#if TRAINER_TORCH_AT_LEAST_2_4
   options.useLibUV = false;
 #else
   (void)options;
