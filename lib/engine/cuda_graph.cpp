@@ -5,6 +5,7 @@
 #ifdef TRAINER_CUDA
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -65,11 +66,17 @@ GraphFactory cuda_graph_factory(const c10::Device& device) {
   return [index, pool, side] { return std::make_unique<CudaGraph>(index, pool, side); };
 }
 
+bool capturing_cuda_graph() {
+  return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None;
+}
+
 #else
 
 GraphFactory cuda_graph_factory(const c10::Device&) {
   throw std::logic_error("CUDA graphs need a build with TRAINER_CUDA");
 }
+
+bool capturing_cuda_graph() { return false; }
 
 #endif
 

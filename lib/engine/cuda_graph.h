@@ -13,4 +13,9 @@ namespace trainer {
 // Throws when this build has no CUDA support.
 GraphFactory cuda_graph_factory(const c10::Device& device);
 
+// Whether the current CUDA stream is capturing a graph: work that reads host numbers must then
+// read them from the device instead. Ask only with CUDA tensors at hand (it may create the CUDA
+// context); false in builds without CUDA.
+bool capturing_cuda_graph();
+
 }  // namespace trainer

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 #include <sstream>
 
+#include "engine/cuda_graph.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
 
@@ -30,10 +32,10 @@ bool cpu_fast_path(const torch::Tensor& param, std::initializer_list<const torch
   return true;
 }
 
-// torch's fused AdamW kernel takes a CUDA parameter when its grad and buffers match it element for
+// torch's fused kernels take a CUDA parameter when its grad and buffers match it element for
 // element (as the raw CPU loops need on the CPU).
-bool device_fused_adamw(const torch::Tensor& param, std::initializer_list<const torch::Tensor*> others) {
-  if (!compat::kHasFusedAdamW || !param.is_cuda() || !param.is_non_overlapping_and_dense()) return false;
+bool device_fused_path(const torch::Tensor& param, std::initializer_list<const torch::Tensor*> others) {
+  if (!compat::kHasFusedOptimizers || !param.is_cuda() || !param.is_non_overlapping_and_dense()) return false;
   for (const torch::Tensor* other : others) {
     if (other->device() != param.device() || other->scalar_type() != param.scalar_type() ||
         other->strides() != param.strides()) {
@@ -197,18 +199,24 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
       skip = found_inf.ne(0);
     }
   }
-  // A CPU scale is read here once for the raw loops; a device scale stays a tensor, which only
-  // the tensor ops can apply.
+  // A CPU scale is read here once for the raw loops; a device scale stays a tensor, which the
+  // tensor ops and the fused device kernels apply.
   const bool host_scale = !grad_scale.defined() || grad_scale.is_cpu();
   const float fast_scale = grad_scale.defined() && host_scale ? grad_scale.item<float>() : 1.0f;
   const bool fast_allowed = !skip.defined() && host_scale;
-  // The fused kernel writes the grads back divided by the scale: only where the caller gives them up.
+  // The fused kernels write the grads back divided by the scale: only where the caller gives them up.
   const bool device_fused_allowed = zero_grads || !grad_scale.defined();
+  // SGD's kernel takes momentum (warmup ramps it) as a host number, which a graph would freeze.
+  std::optional<bool> capturing;
+  const auto host_momentum_allowed = [&] {
+    if (!capturing) capturing = capturing_cuda_graph();
+    return !*capturing;
+  };
   std::vector<SgdSlice> sgd;
   std::vector<AdamwSlice> adamw;
   std::vector<torch::Tensor> zero_after;  // grads the tensor ops read; the loops zero their own
   for (Group& group : groups_) {
-    DeviceAdamw fused;
+    DeviceFused fused;
     for (size_t i = 0; i < group.spec.params.size(); ++i) {
       const torch::Tensor& param = group.spec.params[i];
       const torch::Tensor& grad = param.grad();
@@ -224,7 +232,13 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
                          options_.nesterov});
           continue;
         }
-        sgd_with_tensor_ops(group, param, scaled_grad(), state, skip);
+        // The kernel with buffers insists on momentum > 0.
+        if (group.momentum > 0 && device_fused_allowed && device_fused_path(param, {&grad, &state.momentum_buffer}) &&
+            host_momentum_allowed()) {
+          fused.add(param, grad, state);
+        } else {
+          sgd_with_tensor_ops(group, param, scaled_grad(), state, skip);
+        }
       } else {
         if (fast_allowed && state.step.is_cpu() &&
             cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
@@ -245,7 +259,7 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
                            static_cast<float>(-group.spec.lr / bias_correction1)});
           continue;
         }
-        if (device_fused_allowed && device_fused_adamw(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
+        if (device_fused_allowed && device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
           fused.add(param, grad, state);
         } else {
           adamw_with_tensor_ops(group, param, scaled_grad(), state, skip);
@@ -254,7 +268,7 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
       // Every tensor op above has read the grad (its results are committed), so it may go.
       if (zero_grads) zero_after.push_back(grad);
     }
-    if (!fused.params.empty()) adamw_fused_on_device(group, fused, grad_scale, skip);
+    if (!fused.params.empty()) step_fused_on_device(group, fused, grad_scale, skip);
   }
   if (!zero_after.empty()) at::_foreach_zero_(zero_after);
   if (zero_grads) {
@@ -300,31 +314,38 @@ void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tens
   commit(param, updated, skip);
 }
 
-void FusedOptimizer::DeviceAdamw::add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state) {
+void FusedOptimizer::DeviceFused::add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state) {
   params.push_back(param);
   grads.push_back(grad);
-  exp_avgs.push_back(state.exp_avg);
-  exp_avg_sqs.push_back(state.exp_avg_sq);
-  steps.push_back(state.step);
+  if (state.momentum_buffer.defined()) momentum_buffers.push_back(state.momentum_buffer);
+  if (state.exp_avg.defined()) {
+    exp_avgs.push_back(state.exp_avg);
+    exp_avg_sqs.push_back(state.exp_avg_sq);
+    steps.push_back(state.step);
+  }
 }
 
-void FusedOptimizer::adamw_fused_on_device(const Group& group, const DeviceAdamw& fused,
-                                           const torch::Tensor& grad_scale, const torch::Tensor& skip) const {
-  // The kernel reads the step counters without counting: count first, not on a skipped step (as
-  // torch.optim does), and make the skip the exact 1.0 the kernel tests for.
-  torch::Tensor found_inf;
-  if (skip.defined()) {
-    found_inf = skip.to(torch::kFloat);
+void FusedOptimizer::step_fused_on_device(const Group& group, const DeviceFused& fused,
+                                          const torch::Tensor& grad_scale, const torch::Tensor& skip) const {
+  // The kernels skip on exactly 1.0 and divide by the scale, where ours multiplies.
+  const torch::Tensor found_inf = skip.defined() ? skip.to(torch::kFloat) : torch::Tensor();
+  const torch::Tensor grad_divisor =
+      grad_scale.defined() ? grad_scale.to(fused.params.front().device(), torch::kFloat).reciprocal() : torch::Tensor();
+  const torch::Tensor lr = group.lr_value.to(torch::kFloat);
+  if (options_.kind == OptimizerKind::sgd) {
+    compat::fused_sgd(fused.params, fused.grads, fused.momentum_buffers, group.spec.weight_decay, group.momentum, lr,
+                      options_.nesterov, grad_divisor, found_inf);
+    return;
+  }
+  // The AdamW kernel reads the step counters without counting: count first, not on a skipped
+  // step, as torch.optim does.
+  if (found_inf.defined()) {
     at::_foreach_add_(fused.steps, std::vector<torch::Tensor>(fused.steps.size(), 1 - found_inf));
   } else {
     at::_foreach_add_(fused.steps, 1);
   }
-  // Our grad_scale multiplies; the kernel divides.
-  const torch::Tensor grad_divisor =
-      grad_scale.defined() ? grad_scale.to(fused.params.front().device(), torch::kFloat).reciprocal() : torch::Tensor();
-  compat::fused_adamw(fused.params, fused.grads, fused.exp_avgs, fused.exp_avg_sqs, fused.steps,
-                      group.lr_value.to(torch::kFloat), group.momentum, options_.beta2, group.spec.weight_decay,
-                      options_.eps, grad_divisor, found_inf);
+  compat::fused_adamw(fused.params, fused.grads, fused.exp_avgs, fused.exp_avg_sqs, fused.steps, lr, group.momentum,
+                      options_.beta2, group.spec.weight_decay, options_.eps, grad_divisor, found_inf);
 }
 
 void FusedOptimizer::zero_grad() {

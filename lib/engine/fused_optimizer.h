@@ -83,9 +83,9 @@ class FusedOptimizer {
     std::vector<ParamState> states;
   };
 
-  // One group's CUDA AdamW parameters for torch's fused kernel, gathered in one step() call.
-  struct DeviceAdamw {
-    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+  // One group's CUDA parameters for torch's fused kernel, gathered in one step() call.
+  struct DeviceFused {
+    std::vector<torch::Tensor> params, grads, momentum_buffers, exp_avgs, exp_avg_sqs, steps;
     void add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state);
   };
 
@@ -98,10 +98,11 @@ class FusedOptimizer {
   void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
                              const torch::Tensor& grad, ParamState& state,
                              const torch::Tensor& skip) const;
-  // CUDA AdamW where LibTorch has torch.optim's fused kernel (2.4+): one launch for the group.
-  // `grad_scale` multiplies the grads as they are read; `skip` (bool, on the device) keeps all as is.
-  void adamw_fused_on_device(const Group& group, const DeviceAdamw& fused, const torch::Tensor& grad_scale,
-                             const torch::Tensor& skip) const;
+  // CUDA parameters where LibTorch has torch.optim's fused kernels (2.4+): one launch for the
+  // group. `grad_scale` multiplies the grads as they are read; `skip` (bool, on the device) keeps
+  // everything as it is.
+  void step_fused_on_device(const Group& group, const DeviceFused& fused, const torch::Tensor& grad_scale,
+                            const torch::Tensor& skip) const;
 
   FusedOptimizerOptions options_;
   std::vector<Group> groups_;

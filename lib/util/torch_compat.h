@@ -6,6 +6,7 @@
 #define TRAINER_TORCH_AT_LEAST_2_4 (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
 #if TRAINER_TORCH_AT_LEAST_2_4
 #include <ATen/ops/_fused_adamw.h>
+#include <ATen/ops/_fused_sgd.h>
 #endif
 
 namespace trainer::compat {
@@ -45,24 +46,43 @@ inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dt
 #endif
 }
 
-// torch.optim's fused AdamW (torch.optim.AdamW(fused=True)): one multi-tensor launch per call where
-// the per-parameter tensor ops launch ~20 kernels per parameter. It reads lr (float32), the step
+// torch.optim's fused AdamW and SGD (fused=True): one multi-tensor launch per call where the
+// per-parameter tensor ops launch ~20 kernels per parameter. They read lr (float32), AdamW's step
 // counters (float32, not incremented), grad_divisor (float32: grads are divided by it and, so
 // divided, written back) and found_inf (float32; exactly 1 skips) on the device, so a captured
-// update replays with new values. The tensor-lr overload came in 2.2; this header draws its line at
-// 2.4 for every 2.x difference. Undefined grad_divisor or found_inf: none.
-inline constexpr bool kHasFusedAdamW = TRAINER_TORCH_AT_LEAST_2_4;
+// update replays with new values of those; SGD's momentum is a host number. The tensor-lr
+// overloads came in 2.2; this header draws its line at 2.4 for every 2.x difference. Undefined
+// grad_divisor or found_inf: none.
+inline constexpr bool kHasFusedOptimizers = TRAINER_TORCH_AT_LEAST_2_4;
+
+#if TRAINER_TORCH_AT_LEAST_2_4
+inline std::optional<at::Tensor> optional_tensor(const at::Tensor& tensor) {
+  return tensor.defined() ? std::optional<at::Tensor>(tensor) : std::nullopt;
+}
+#endif
 
 inline void fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
                         at::TensorList exp_avg_sqs, at::TensorList steps, const at::Tensor& lr, double beta1,
                         double beta2, double weight_decay, double eps, const at::Tensor& grad_divisor,
                         const at::Tensor& found_inf) {
 #if TRAINER_TORCH_AT_LEAST_2_4
-  const auto optional = [](const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; };
   at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, lr, beta1, beta2, weight_decay, eps,
-                    /*amsgrad=*/false, /*maximize=*/false, optional(grad_divisor), optional(found_inf));
+                    /*amsgrad=*/false, /*maximize=*/false, optional_tensor(grad_divisor), optional_tensor(found_inf));
 #else
   TORCH_CHECK(false, "fused AdamW needs LibTorch 2.4 or later");
+#endif
+}
+
+// No dampening, and buffers that start at zero (so not is_first_step: zero * momentum + grad is
+// the first buffer all the same).
+inline void fused_sgd(at::TensorList params, at::TensorList grads, at::TensorList momentum_buffers,
+                      double weight_decay, double momentum, const at::Tensor& lr, bool nesterov,
+                      const at::Tensor& grad_divisor, const at::Tensor& found_inf) {
+#if TRAINER_TORCH_AT_LEAST_2_4
+  at::_fused_sgd_(params, grads, momentum_buffers, weight_decay, momentum, lr, /*dampening=*/0.0, nesterov,
+                  /*maximize=*/false, /*is_first_step=*/false, optional_tensor(grad_divisor), optional_tensor(found_inf));
+#else
+  TORCH_CHECK(false, "fused SGD needs LibTorch 2.4 or later");
 #endif
 }
 
