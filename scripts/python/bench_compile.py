@@ -3,9 +3,9 @@ torch.compile, training the same model with the same micro-batch, accumulation a
 
   bench_compile.py run --trainer build-gpu/trainer [--device cuda] [--updates 20]
       writes synthetic data, then for ResNet50 (bf16, 224 px) and YOLOv8n (fp16, 640 px) at
-      micro-batch 8 x accumulate 4 and 16 x 2 (--cases picks and orders them) prints one table row per implementation and mode:
-      time to the first update, seconds per update, images/s, peak device memory, and the
-      ratio of images/s to the trainer's own eager mode.
+      micro-batch 8 x accumulate 4 and 16 x 2 (--cases picks and orders them) prints one table
+      row per implementation and mode: time to the first update, seconds per update, images/s,
+      peak device memory, and the ratio of images/s to the trainer's own eager mode.
   bench_compile.py pytorch --model resnet50 --amp bf16 --batch 8 --accumulate 4 --mode eager ...
       one PyTorch measurement (a process per mode, so compile caches never carry over).
 
