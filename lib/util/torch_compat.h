@@ -7,6 +7,8 @@
 #if TRAINER_TORCH_AT_LEAST_2_4
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
+
+#include <optional>
 #endif
 
 namespace trainer::compat {
@@ -47,7 +49,7 @@ inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dt
 }
 
 // torch.optim's fused AdamW and SGD (fused=True): one multi-tensor launch per call where the
-// per-parameter tensor ops launch ~20 kernels per parameter. They read lr (float32), AdamW's step
+// tensor ops launch about 30 kernels per parameter. They read lr (float32), AdamW's step
 // counters (float32, not incremented), grad_divisor (float32: grads are divided by it and, so
 // divided, written back) and found_inf (float32; exactly 1 skips) on the device, so a captured
 // update replays with new values of those; SGD's momentum is a host number. The tensor-lr
