@@ -283,6 +283,23 @@ TEST_CASE("trainer plan --probe times every compile mode and recommends one", "[
   }
   CHECK_THAT(probed.output, Catch::Contains("fastest of: eager "));
   CHECK_THAT(probed.output, Catch::Contains("recommendation: compile="));
+
+  const std::string recipe = "plan data=" + dir.file("data") + " imgsz=16 batch=4 accumulate=2 device=cpu workers=0";
+  const CommandResult chosen = run_trainer(recipe + " --probe 1 --probe-modes reduce-overhead,none");
+  INFO(chosen.output);
+  REQUIRE(chosen.exit_code == 0);
+  const size_t reduce_overhead = chosen.output.find("\n  reduce-overhead ");
+  const size_t none = chosen.output.find("\n  none ");
+  REQUIRE(reduce_overhead != std::string::npos);
+  REQUIRE(none != std::string::npos);
+  CHECK(reduce_overhead < none);  // in the order asked for
+  CHECK(chosen.output.find("\n  default ") == std::string::npos);
+  CHECK(chosen.output.find("\n  max-autotune ") == std::string::npos);
+  const CommandResult unknown = run_trainer(recipe + " --probe 1 --probe-modes none,turbo");
+  CHECK(unknown.exit_code != 0);
+  CHECK_THAT(unknown.output, Catch::Contains("turbo"));
+  CHECK(run_trainer(recipe + " --probe-modes none").exit_code != 0);  // needs --probe
+
   const CommandResult plain = run_trainer("plan data=" + dir.file("data") + " imgsz=16 device=cpu");
   CHECK(plain.exit_code == 0);
   CHECK(plain.output.find("recommendation") == std::string::npos);

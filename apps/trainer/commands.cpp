@@ -48,13 +48,14 @@ void print_metrics(const std::vector<std::pair<std::string, double>>& metrics) {
 }
 
 // One process, this rank's micro-batch: what each rank of a job would see.
-void print_mode_comparison(Task& task, const Settings& settings, const TrainingPlan& plan, int64_t updates) {
+void print_mode_comparison(Task& task, const Settings& settings, const TrainingPlan& plan, int64_t updates,
+                           const std::vector<CompileMode>& modes) {
   task.model().to(plan.device);
   task.model().train();
   std::printf("\n# compile modes: 1 warm-up + %lld timed updates of %lld x %lld samples each, on %s\n",
               static_cast<long long>(updates), static_cast<long long>(plan.micro_batch),
               static_cast<long long>(plan.accumulate), plan.device.str().c_str());
-  const ModeComparison comparison = compare_compile_modes(task, settings, plan, updates);
+  const ModeComparison comparison = compare_compile_modes(task, settings, plan, updates, modes);
   std::printf("  %-16s %-44s %12s %10s %9s %10s  %s\n", "mode", "configuration", "first upd s", "s/update",
               "img/s", "peak MB", "note");
   for (const ModeProbe& probe : comparison.modes) {
@@ -201,7 +202,7 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   return 0;
 }
 
-int run_plan(const CommonOptions& options, int64_t probe_updates) {
+int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vector<CompileMode>& probe_modes) {
   Settings settings = settings_of(options);
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
@@ -210,7 +211,7 @@ int run_plan(const CommonOptions& options, int64_t probe_updates) {
   std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
   rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");
   print_rows(rows);
-  if (probe_updates > 0) print_mode_comparison(*task, settings, plan, probe_updates);
+  if (probe_updates > 0) print_mode_comparison(*task, settings, plan, probe_updates, probe_modes);
   return 0;
 }
 

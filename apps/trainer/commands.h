@@ -7,6 +7,7 @@
 
 #include "data/synth_detect.h"
 #include "data/synth_digits.h"
+#include "config/settings.h"
 #include "data/synth_printed.h"
 #include "io/export_weights.h"
 
@@ -22,8 +23,9 @@ int run_train(const CommonOptions& options);
 int run_val(const CommonOptions& options, const std::string& weights);
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
                 int64_t top_k, int digits);
-// probe_updates > 0: also compare the compile modes over that many timed updates each.
-int run_plan(const CommonOptions& options, int64_t probe_updates);
+// probe_updates > 0: also compare the compile modes (`probe_modes`, all when empty) over that many
+// timed updates each.
+int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vector<CompileMode>& probe_modes);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
 int run_export(const std::string& weights, const ExportOptions& options);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "commands.h"
 #include "util/error.h"
@@ -52,11 +53,24 @@ int main(int argc, char** argv) {
   predict->add_option("-k,--top", top_k, "classes shown per image (classification)")->check(CLI::PositiveNumber);
   int digits = 3;
   int64_t probe_updates = 0;
-  plan->add_option("--probe", probe_updates,
-                   "also time N updates (after one warm-up) in each compile mode and print step time and peak memory")
-      ->expected(0, 1)
-      ->default_str("5")
-      ->check(CLI::PositiveNumber);
+  CLI::Option* probe = plan->add_option("--probe", probe_updates,
+                                        "also time N updates (after one warm-up) in each compile mode and print step "
+                                        "time and peak memory")
+                           ->expected(0, 1)
+                           ->default_str("5")
+                           ->check(CLI::PositiveNumber);
+  const std::map<std::string, trainer::CompileMode> compile_modes{
+      {"none", trainer::CompileMode::none},
+      {"default", trainer::CompileMode::standard},
+      {"reduce-overhead", trainer::CompileMode::reduce_overhead},
+      {"max-autotune", trainer::CompileMode::max_autotune}};
+  std::vector<std::string> probe_mode_names;
+  plan->add_option("--probe-modes", probe_mode_names,
+                   "the compile modes --probe times, comma-separated (default: all); one per process gives each its "
+                   "cold first update")
+      ->delimiter(',')
+      ->check(CLI::IsMember(compile_modes))
+      ->needs(probe);
   predict->add_option("--digits", digits, "decimals of the probabilities or confidences shown")->check(CLI::Range(1, 9));
 
   // No recipe: everything export needs is in the checkpoint.
@@ -128,7 +142,12 @@ int main(int argc, char** argv) {
     if (train->parsed()) return trainer::app::run_train(options);
     if (val->parsed()) return trainer::app::run_val(options, weights);
     if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k, digits);
-    if (plan->parsed()) return trainer::app::run_plan(options, plan->count("--probe") == 0 ? 0 : probe_updates > 0 ? probe_updates : 5);
+    if (plan->parsed()) {
+      std::vector<trainer::CompileMode> probe_modes;
+      for (const std::string& name : probe_mode_names) probe_modes.push_back(compile_modes.at(name));
+      return trainer::app::run_plan(options, plan->count("--probe") == 0 ? 0 : probe_updates > 0 ? probe_updates : 5,
+                                    probe_modes);
+    }
     if (smoke->parsed()) return trainer::app::run_smoke(options);
     if (keys->parsed()) return trainer::app::run_keys(options);
     if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);

@@ -13,10 +13,11 @@ constexpr double kMemoryHeadroom = 0.9;
 }  // namespace
 
 ModeComparison compare_compile_modes(Task& task, const Settings& settings, const TrainingPlan& plan,
-                                     int64_t timed_updates) {
+                                     int64_t timed_updates, std::vector<CompileMode> modes) {
   const bool convolutional = is_convolutional(task.model());
-  const std::vector<CompileMode> modes{CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
-                                       CompileMode::max_autotune};
+  if (modes.empty()) {
+    modes = {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead, CompileMode::max_autotune};
+  }
   std::vector<ResolvedExecution> resolved;
   std::vector<ExecutionConfig> configs;  // distinct, in the order the modes first need them
   std::vector<CompileMode> first_user;

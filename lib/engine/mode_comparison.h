@@ -16,13 +16,16 @@ struct ModeProbe {
 };
 
 struct ModeComparison {
-  std::vector<ModeProbe> modes;  ///< none, default, reduce-overhead, max-autotune
+  std::vector<ModeProbe> modes;  ///< in the order asked for
   std::optional<CompileMode> recommended;  ///< nullopt when no mode fits the device's memory
   std::string reason;
 };
 
 // The model must be on plan.device. Configurations shared by several modes are measured once.
+// `modes` empty: none, default, reduce-overhead and max-autotune. Probing one mode per process
+// gives its first update from a cold start (caches such as cuDNN's algorithm choices carry over
+// from one mode to the next within a process).
 ModeComparison compare_compile_modes(Task& task, const Settings& settings, const TrainingPlan& plan,
-                                     int64_t timed_updates);
+                                     int64_t timed_updates, std::vector<CompileMode> modes = {});
 
 }  // namespace trainer

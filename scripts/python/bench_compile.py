@@ -9,8 +9,8 @@ torch.compile, training the same model with the same micro-batch, accumulation a
   bench_compile.py pytorch --model resnet50 --amp bf16 --batch 8 --accumulate 4 --mode eager ...
       one PyTorch measurement (a process per mode, so compile caches never carry over).
 
-The trainer side is `trainer plan --probe`, which times real updates of the recipe's model and
-data (batches collated before timing). The PyTorch side trains on random tensors of the same
+The trainer side is `trainer plan --probe --probe-modes MODE`, a process per mode, which times
+real updates of the recipe's model and data (batches collated before timing). The PyTorch side trains on random tensors of the same
 shapes, with fused AdamW, clipping at 10, GradScaler for fp16. YOLOv8n's loss there is a
 stand-in (the mean square of the raw head outputs): without Ultralytics on the GPU machine it
 does less work per step than the trainer's full v8 loss (assigner, CIoU, DFL), which favours
@@ -147,16 +147,19 @@ def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
     keys += [f"imgsz={imgsz}", f"batch={batch}", f"accumulate={accumulate}", f"amp={amp}", f"device={args.device}",
              "optimizer=adamw", "lr0=0.001", "weight_decay=0.05", "grad_clip=10", "workers=2",
              f"project={data}/runs"]
-    result = subprocess.run([args.trainer, "plan", *keys, f"--probe={args.updates}"], capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"trainer plan --probe failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    output = result.stdout
     rows = {}
-    for line in output.splitlines():
-        match = PROBE_ROW.match(line)
-        if match:
-            mode, _, first, per_update, ips, peak, note = match.groups()
-            rows[mode] = (float(first), float(per_update), float(ips), float(peak), note)
+    # A process per mode, as on the PyTorch side: each first update is a cold start (within one
+    # process, default's cuDNN autotuning would make reduce-overhead's first update look free).
+    for mode in TRAINER_MODES:
+        result = subprocess.run([args.trainer, "plan", *keys, f"--probe={args.updates}", f"--probe-modes={mode}"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.exit(f"trainer plan --probe failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+        for line in result.stdout.splitlines():
+            match = PROBE_ROW.match(line)
+            if match and match.group(1) == mode:
+                _, _, first, per_update, ips, peak, note = match.groups()
+                rows[mode] = (float(first), float(per_update), float(ips), float(peak), note)
     return rows
 
 
