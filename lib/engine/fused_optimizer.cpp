@@ -233,8 +233,8 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
           continue;
         }
         // The kernel with buffers insists on momentum > 0.
-        if (group.momentum > 0 && device_fused_allowed && device_fused_path(param, {&grad, &state.momentum_buffer}) &&
-            host_momentum_allowed()) {
+        if (group.momentum > 0 && device_fused_allowed && fused.takes(param) &&
+            device_fused_path(param, {&grad, &state.momentum_buffer}) && host_momentum_allowed()) {
           fused.add(param, grad, state);
         } else {
           sgd_with_tensor_ops(group, param, scaled_grad(), state, skip);
@@ -259,7 +259,8 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
                            static_cast<float>(-group.spec.lr / bias_correction1)});
           continue;
         }
-        if (device_fused_allowed && device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
+        if (device_fused_allowed && fused.takes(param) &&
+            device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
           fused.add(param, grad, state);
         } else {
           adamw_with_tensor_ops(group, param, scaled_grad(), state, skip);
@@ -312,6 +313,10 @@ void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tens
   commit(state.exp_avg, m, skip);
   commit(state.exp_avg_sq, v, skip);
   commit(param, updated, skip);
+}
+
+bool FusedOptimizer::DeviceFused::takes(const torch::Tensor& param) const {
+  return params.empty() || (param.device() == params.front().device() && param.scalar_type() == params.front().scalar_type());
 }
 
 void FusedOptimizer::DeviceFused::add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state) {

@@ -86,6 +86,8 @@ class FusedOptimizer {
   // One group's CUDA parameters for torch's fused kernel, gathered in one step() call.
   struct DeviceFused {
     std::vector<torch::Tensor> params, grads, momentum_buffers, exp_avgs, exp_avg_sqs, steps;
+    // One launch takes one device and dtype: the first parameter's.
+    bool takes(const torch::Tensor& param) const;
     void add(const torch::Tensor& param, const torch::Tensor& grad, ParamState& state);
   };
 
