@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "config/settings.h"
 #include "data/synth_detect.h"
 #include "data/synth_digits.h"
-#include "config/settings.h"
 #include "data/synth_printed.h"
 #include "io/export_weights.h"
 

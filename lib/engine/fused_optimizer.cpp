@@ -266,7 +266,8 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
           adamw_with_tensor_ops(group, param, scaled_grad(), state, skip);
         }
       }
-      // Every tensor op above has read the grad (its results are committed), so it may go.
+      // The tensor ops above have read the grad (their results are committed) and the group's fused
+      // kernel is queued before the zeroing below, so it may go.
       if (zero_grads) zero_after.push_back(grad);
     }
     if (!fused.params.empty()) step_fused_on_device(group, fused, grad_scale, skip);
