@@ -201,19 +201,23 @@ def measure(args, data):
         imgsz = args.imgsz or imgsz
         if args.device == "cpu" and amp == "fp16":
             amp = "bf16"  # CPU autocast has no fp16 (smoke runs of this script)
+        geometry = f"{batch}x{accumulate}"
         ours = trainer_rows(args, data, model, amp, imgsz, batch, accumulate)
         base = ours["none"][2]
-        results = [("trainer", m, ours.get(m)) for m in TRAINER_MODES]
-        results += [("pytorch", m, pytorch_row(args, model, amp, imgsz, batch, accumulate, m)) for m in PYTORCH_MODES]
-        for impl, mode, row in results:
-            geometry = f"{batch}x{accumulate}"
+
+        def show(impl, mode, row):
+            # Each row as soon as it is measured: a GPU lease cut short keeps what it measured.
             if row is None or isinstance(row, str):
-                print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}  {row or ''}")
-                continue
+                print(f"{model:8} {geometry:8} {impl:8} {mode:16} {'n/a':>8}  {row or ''}", flush=True)
+                return
             first, per_update, ips, peak, note = row
             print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
-                  f"{peak:8.0f} {ips / base:12.2f}x  {note}")
-        sys.stdout.flush()
+                  f"{peak:8.0f} {ips / base:12.2f}x  {note}", flush=True)
+
+        for mode in TRAINER_MODES:
+            show("trainer", mode, ours.get(mode))
+        for mode in args.pytorch_modes:
+            show("pytorch", mode, pytorch_row(args, model, amp, imgsz, batch, accumulate, mode))
 
 
 def parse_case(text):
@@ -234,6 +238,8 @@ def main():
     run_parser.add_argument("--imgsz", type=int, default=0, help="override both models' image size (smoke runs)")
     run_parser.add_argument("--cases", type=parse_case, nargs="+", default=[parse_case(c) for c in CASES],
                             help=f"MODEL:BATCHxACCUMULATE, measured in this order (default: {' '.join(CASES)})")
+    run_parser.add_argument("--pytorch-modes", nargs="+", choices=PYTORCH_MODES, default=PYTORCH_MODES,
+                            help="the PyTorch rows to measure (each torch.compile mode costs minutes)")
     one = sub.add_parser("pytorch")
     one.add_argument("--model", choices=MODELS, required=True)
     one.add_argument("--amp", choices=["bf16", "fp16", "off"], required=True)
