@@ -571,19 +571,22 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
   constexpr int kUpdates = 50;
   constexpr int kPoisoned = 20;
   std::vector<std::vector<double>> losses(2);
+  std::vector<std::vector<int64_t>> skipped(2);
   std::vector<NamedTensors> weights;
-  std::vector<int64_t> skipped;
   for (const bool graphed : {false, true}) {
     auto task = make_task(settings);
     const TrainingPlan plan = plan_for(settings, *task);
     task->model().to(plan.device);
     TrainingComponents parts = build_training_components(settings, plan, task->model());
+    // The default first scale (65536) overflows fp16 now and then in the first updates, and whether
+    // a borderline update overflows differs with the last bit of the arithmetic: a skip in one run
+    // and not the other would part the trajectories. At 1024 only the injected inf skips.
+    parts.scaler = std::make_unique<LossScaler>(true, plan.device, LossScalerOptions{1024.0});
     ExecutionConfig config;
     config.graphs = graphed;
     const auto executor = make_step_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
                                              {plan.device, plan.amp_dtype, settings.grad_clip, config, 8});
     const Loader::Collate collate = task->train_collate(3);
-    int64_t skips = 0;
     for (int update = 0; update < kUpdates; ++update) {
       // Parameters only: the poisoned forward pass spoils BatchNorm's running statistics either way.
       const auto parameters = [&] {
@@ -593,8 +596,11 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
       };
       const NamedTensors before = update == kPoisoned ? parameters() : NamedTensors{};
       for (size_t m = 0; m < 2; ++m) {
+        // Both classes in every micro-batch (the set lists one class, then the other): a run of
+        // one class drives the loss to 0 and then the next to 7, which makes a trajectory
+        // sensitive to rounding.
         std::vector<size_t> indices;
-        for (size_t i = 0; i < 8; ++i) indices.push_back((static_cast<size_t>(update) * 16 + m * 8 + i) % 128);
+        for (size_t i = 0; i < 8; ++i) indices.push_back((static_cast<size_t>(update) * 16 + m * 8 + i) * 37 % 128);
         Batch batch = collate(indices, 0);
         if (update == kPoisoned) batch.input.fill_(std::numeric_limits<float>::infinity());
         batch.to(plan.device);
@@ -602,9 +608,8 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
       }
       executor->update();
       const StepStats stats = executor->read_stats();
-      skips += stats.skipped_updates;
+      skipped[graphed].push_back(stats.skipped_updates);
       if (update == kPoisoned) {
-        CHECK(stats.skipped_updates == 1);
         CHECK(identical(before, parameters()));  // the replayed update changed nothing
       } else {
         losses[graphed].push_back(stats.mean_losses().at(0));
@@ -612,9 +617,11 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
     }
     if (graphed) CHECK(executor->report().graph_captures == 2);  // one micro-batch shape + the update
     weights.push_back(state_dict(task->model()));
-    skipped.push_back(skips);
   }
-  CHECK(skipped == std::vector<int64_t>{1, 1});
+  std::vector<int64_t> expected_skips(kUpdates, 0);
+  expected_skips[kPoisoned] = 1;
+  CHECK(skipped[0] == expected_skips);
+  CHECK(skipped[1] == expected_skips);
   for (size_t i = 0; i < losses[0].size(); ++i) {
     INFO("update " << i);
     CHECK(losses[1][i] == Approx(losses[0][i]).epsilon(1e-2));
@@ -630,4 +637,8 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
     return out;
   };
   CHECK(max_relative_difference(parameters_of(weights[0]), parameters_of(weights[1])) < 1e-2);
+  // The first run on the H200 crashed (SIGSEGV) after the check above, while this scope was torn
+  // down; freeing the weights here, where an assertion follows, shows whether they are the cause.
+  weights.clear();
+  SUCCEED("both runs' weights freed");
 }

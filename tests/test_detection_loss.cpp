@@ -118,6 +118,12 @@ TEST_CASE("detection loss and its assignment match an independent PyTorch formul
   CHECK(reference.target_scores.sum().item<double>() > 1);  // the case really has positives
 }
 
+// bench-compile trains PyTorch's YOLOv8n with this batched loss: the comparison is only fair
+// while it does what ours does.
+TEST_CASE("the benchmark's batched PyTorch v8 loss matches the independent formulation", "[detect]") {
+  testing::run_python("yolov8_loss.py", "check");
+}
+
 TEST_CASE("padding rows never change the detection loss", "[detect]") {
   const Sample s = sample();
   const DetectionLoss loss = loss_for(s.levels);

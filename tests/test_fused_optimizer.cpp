@@ -4,8 +4,12 @@
 
 #include <ATen/Parallel.h>
 
+#include <cmath>
+#include <string>
+
 #include "engine/fused_optimizer.h"
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 using namespace trainer;
 
@@ -438,10 +442,19 @@ TEST_CASE("CUDA SGD and AdamW (torch's fused kernels where LibTorch has them) ma
     const auto cpu_state = cpu_optimizer.state();
     const auto cuda_state = cuda_optimizer.state();
     REQUIRE(cpu_state.size() == cuda_state.size());
+    // torch's fused AdamW kernel forms 1 - beta2 in float from beta2 in float (for 0.999, 1.3e-5
+    // below 0.001), where our loops and torch's unfused AdamW form it in double: exp_avg_sq
+    // carries that factor's difference on top of rounding.
+    const double one_minus_beta2 = 1 - options.beta2;
+    const double kernel_factor_error =
+        std::abs((1.0f - static_cast<float>(options.beta2)) - one_minus_beta2) / one_minus_beta2;
     for (size_t k = 0; k < cpu_state.size(); ++k) {
       INFO(cpu_state[k].first);
+      const bool fused_second_moment = compat::kHasFusedOptimizers &&
+                                       cpu_state[k].first.find("exp_avg_sq") != std::string::npos;
       // Buffers to rounding; AdamW's step counters exactly (the skipped step not counted).
-      CHECK(relative_error(cuda_state[k].second.cpu(), cpu_state[k].second) < 1e-5);
+      CHECK(relative_error(cuda_state[k].second.cpu(), cpu_state[k].second) <
+            1e-5 + (fused_second_moment ? kernel_factor_error : 0.0));
     }
   }
 }

@@ -11,11 +11,12 @@ torch.compile, training the same model with the same micro-batch, accumulation a
 
 The trainer side is `trainer plan --probe --probe-modes MODE`, a process per mode, which times
 real updates of the recipe's model and data (batches collated before timing). The PyTorch side trains on random tensors of the same
-shapes, with fused AdamW, clipping at 10, GradScaler for fp16. YOLOv8n's loss there is a
-stand-in (the mean square of the raw head outputs): without Ultralytics on the GPU machine it
-does less work per step than the trainer's full v8 loss (assigner, CIoU, DFL), which favours
-PyTorch. Data: random-noise PNGs, an ImageFolder with 2 classes and a YOLO set with 3 classes
-and 1-4 boxes per image."""
+shapes, with fused AdamW, clipping at 10, GradScaler for fp16. YOLOv8n trains there with
+yolov8_loss.py, the v8 loss (task-aligned assignment, CIoU, DFL, BCE) batched as a PyTorch loop
+computes it, on 1-4 boxes of 3 classes per image; torch.compile compiles the model, and the loss
+runs eagerly, as in Ultralytics (its foreground selection has a data-dependent shape). Data for the
+trainer: random-noise PNGs, an ImageFolder with 2 classes and a YOLO set with 3 classes and 1-4
+boxes per image."""
 import argparse
 import os
 import re
@@ -66,6 +67,20 @@ def write_data(root, images=32):
                 "names:\n  0: a\n  1: b\n  2: c\n")
 
 
+def detection_targets(batch, imgsz):
+    """[batch, 4, 5] rows class, cx, cy, w, h in pixels (class -1 = padding): 1-4 boxes of 3
+    classes per image, as write_data labels its images."""
+    generator = torch.Generator().manual_seed(1)
+    targets = torch.zeros(batch, 4, 5)
+    targets[..., 0] = -1
+    for b in range(batch):
+        for m in range(int(torch.randint(1, 5, (1,), generator=generator))):
+            cls, cx, cy, w, h = torch.rand(5, generator=generator).tolist()
+            targets[b, m] = torch.tensor([int(cls * 3), 0.2 + 0.6 * cx, 0.2 + 0.6 * cy, 0.05 + 0.3 * w, 0.05 + 0.3 * h])
+    targets[..., 1:] *= imgsz
+    return targets
+
+
 def build_model(name):
     if name == "resnet50":
         import torchvision
@@ -91,17 +106,30 @@ def pytorch(args):
     scaler = (torch.amp.GradScaler("cuda", enabled=scaling) if hasattr(torch.amp, "GradScaler")
               else torch.cuda.amp.GradScaler(enabled=scaling))
     x = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device)
-    y = torch.randint(0, 2, (args.batch,), device=device)
+    if args.model == "resnet50":
+        y = torch.randint(0, 2, (args.batch,), device=device)
 
-    def loss_of(output):
-        if args.model == "resnet50":
+        def loss_of(output):
             return torch.nn.functional.cross_entropy(output, y)
-        return sum(o.float().pow(2).mean() for o in output)
+    else:
+        from yolov8_loss import DetectionLoss
+        boxes = detection_targets(args.batch, args.imgsz).to(device)
+        detection_loss = DetectionLoss(3)
+
+        def loss_of(output):
+            return detection_loss(output, boxes)[0]
 
     # Several forwards per update: cudagraph trees must be told where a step begins, or a replay
     # overwrites outputs the previous micro-batch still holds ("accessing tensor output of
     # CUDAGraphs that has been overwritten by a subsequent run").
     mark_step = (torch.compiler.cudagraph_mark_step_begin if args.mode == "reduce-overhead" else lambda: None)
+
+    if args.mode == "reduce-overhead":
+        # Backward's outputs live in the graph's pool: a gradient stolen into .grad by the first
+        # micro-batch is overwritten by the next replay. Gradients that already exist are added to
+        # in place instead, so the accumulation reads each output before the next replay.
+        for parameter in model.parameters():
+            parameter.grad = torch.zeros_like(parameter)
 
     def update():
         for _ in range(args.accumulate):
@@ -113,7 +141,7 @@ def pytorch(args):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
         scaler.step(optimizer)
         scaler.update()
-        optimizer.zero_grad(set_to_none=True)
+        optimizer.zero_grad(set_to_none=args.mode != "reduce-overhead")
 
     def sync():
         if device.type == "cuda":
