@@ -94,7 +94,15 @@ void GraphExecutor::capture_model(ShapeGraph& entry, const Batch& batch) {
   entry.backward = make_graph_();
   entry.backward->warm_up([&] { core_.backward_from_output(output, entry.output_gradient); });
   entry.graph->capture([this, &entry] { entry.output = core_.model_output(entry.inputs); });
-  entry.backward->capture([this, &entry] { core_.backward_from_output(entry.output, entry.output_gradient); });
+  entry.backward->capture([this, &entry] {
+    core_.backward_from_output(entry.output, entry.output_gradient);
+    // Replays need only the output's storage. Its autograd graph would keep the parameters'
+    // gradient accumulators, made on the capture stream, for the eager micro-steps too (PyTorch
+    // warns of the stream mismatch), and the saved activations out of the pool the next
+    // captures share: nothing runs between this shape's forward and backward replays but the
+    // eager loss, which allocates outside that pool.
+    entry.output = entry.output.detach();
+  });
   // One log line per graph, so the log and graph_captures in the report count the same things.
   spdlog::info("graph capture of the backward for that shape (the loss runs eagerly between the two graphs)");
 }

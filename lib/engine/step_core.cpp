@@ -78,7 +78,7 @@ torch::Tensor StepCore::output_gradient(const torch::Tensor& output, const Batch
 }
 
 void StepCore::backward_from_output(const torch::Tensor& output, const torch::Tensor& gradient) {
-  output.backward(gradient, /*retain_graph=*/true);
+  output.backward(gradient);
 }
 
 std::vector<torch::Tensor> StepCore::defined_grads() const {

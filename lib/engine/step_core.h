@@ -23,7 +23,7 @@ class StepCore {
   // micro_step() in three parts at the model's output (the task's loss_split()), so the model's
   // forward and backward can be captured while the loss runs eagerly: the output under autocast;
   // the weighted, scaled loss's gradient with respect to that output; and the backward from the
-  // output with that gradient, which keeps the output's autograd graph for the next replay.
+  // output with that gradient, which frees the saved activations as it goes.
   torch::Tensor model_output(const Batch& batch);
   torch::Tensor output_gradient(const torch::Tensor& output, const Batch& batch);
   void backward_from_output(const torch::Tensor& output, const torch::Tensor& gradient);
