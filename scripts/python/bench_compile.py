@@ -10,13 +10,13 @@ torch.compile, training the same model with the same micro-batch, accumulation a
       one PyTorch measurement (a process per mode, so compile caches never carry over).
 
 The trainer side is `trainer plan --probe --probe-modes MODE`, a process per mode, which times
-real updates of the recipe's model and data (batches collated before timing). The PyTorch side trains on random tensors of the same
-shapes, with fused AdamW, clipping at 10, GradScaler for fp16. YOLOv8n trains there with
-yolov8_loss.py, the v8 loss (task-aligned assignment, CIoU, DFL, BCE) batched as a PyTorch loop
-computes it, on 1-4 boxes of 3 classes per image; torch.compile compiles the model, and the loss
-runs eagerly, as in Ultralytics (its foreground selection has a data-dependent shape). Data for the
-trainer: random-noise PNGs, an ImageFolder with 2 classes and a YOLO set with 3 classes and 1-4
-boxes per image."""
+real updates of the recipe's model and data (batches collated before timing). The PyTorch side
+trains on random tensors of the same shapes, with fused AdamW, clipping at 10, GradScaler for
+fp16. YOLOv8n trains there with yolov8_loss.py, the v8 loss (task-aligned assignment, CIoU, DFL,
+BCE) batched as a PyTorch loop computes it, on 1-4 boxes of 3 classes per image; torch.compile
+compiles the model, and the loss runs eagerly, as in Ultralytics (its foreground selection has a
+data-dependent shape). Data for the trainer: random-noise PNGs, an ImageFolder with 2 classes and
+a YOLO set with 3 classes and 1-4 boxes per image."""
 import argparse
 import os
 import re
@@ -41,6 +41,16 @@ def write_png(path, side, generator):
     torchvision.io.write_png(image, path)
 
 
+def random_boxes(generator):
+    """One image's labels: 1-4 boxes of 3 classes, rows (class, cx, cy, w, h) in fractions of the
+    image, away from its edges."""
+    boxes = []
+    for _ in range(int(torch.randint(1, 5, (1,), generator=generator))):
+        cls, cx, cy, w, h = torch.rand(5, generator=generator).tolist()
+        boxes.append((int(cls * 3), 0.2 + 0.6 * cx, 0.2 + 0.6 * cy, 0.05 + 0.3 * w, 0.05 + 0.3 * h))
+    return boxes
+
+
 def write_data(root, images=32):
     generator = torch.Generator().manual_seed(0)
     for split in ("train", "val"):
@@ -55,11 +65,7 @@ def write_data(root, images=32):
         os.makedirs(label_folder, exist_ok=True)
         for i in range(images if split == "train" else 4):
             write_png(os.path.join(image_folder, f"{i}.png"), 640, generator)
-            rows = []
-            for _ in range(int(torch.randint(1, 5, (1,), generator=generator))):
-                cls, cx, cy, w, h = torch.rand(5, generator=generator).tolist()
-                rows.append(f"{int(cls * 3)} {0.2 + 0.6 * cx:.4f} {0.2 + 0.6 * cy:.4f} {0.05 + 0.3 * w:.4f} "
-                            f"{0.05 + 0.3 * h:.4f}")
+            rows = [f"{int(cls)} {cx:.4f} {cy:.4f} {w:.4f} {h:.4f}" for cls, cx, cy, w, h in random_boxes(generator)]
             with open(os.path.join(label_folder, f"{i}.txt"), "w") as f:
                 f.write("\n".join(rows) + "\n")
     with open(os.path.join(root, "detect", "data.yaml"), "w") as f:
@@ -68,15 +74,14 @@ def write_data(root, images=32):
 
 
 def detection_targets(batch, imgsz):
-    """[batch, 4, 5] rows class, cx, cy, w, h in pixels (class -1 = padding): 1-4 boxes of 3
-    classes per image, as write_data labels its images."""
+    """[batch, 4, 5] rows class, cx, cy, w, h in pixels (class -1 = padding), drawn as write_data
+    draws its labels."""
     generator = torch.Generator().manual_seed(1)
     targets = torch.zeros(batch, 4, 5)
     targets[..., 0] = -1
     for b in range(batch):
-        for m in range(int(torch.randint(1, 5, (1,), generator=generator))):
-            cls, cx, cy, w, h = torch.rand(5, generator=generator).tolist()
-            targets[b, m] = torch.tensor([int(cls * 3), 0.2 + 0.6 * cx, 0.2 + 0.6 * cy, 0.05 + 0.3 * w, 0.05 + 0.3 * h])
+        for m, box in enumerate(random_boxes(generator)):
+            targets[b, m] = torch.tensor(box)
     targets[..., 1:] *= imgsz
     return targets
 
