@@ -194,6 +194,14 @@ TEST_CASE("a probe measures updates and leaves the model exactly as it was", "[c
   const ProbeMeasurement measured = probe_execution(*task, settings, plan, config, batches, 2);
   CHECK(measured.seconds_per_update > 0);
   CHECK(measured.first_update_seconds > 0);
+  // Each micro-step of the first update, then its update step, within the first update's time.
+  REQUIRE(measured.first_update_parts.size() == static_cast<size_t>(plan.accumulate) + 1);
+  double parts_sum = 0;
+  for (const double part : measured.first_update_parts) {
+    CHECK(part > 0);
+    parts_sum += part;
+  }
+  CHECK(parts_sum <= measured.first_update_seconds);
   CHECK(measured.images_per_second > 0);
   CHECK(measured.peak_memory_mb > 0);
   CHECK(measured.executor == "eager");

@@ -1,6 +1,9 @@
 #include "engine/execution_probe.h"
 
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -57,6 +60,14 @@ class ModelSnapshot {
   NamedTensors generators_ = generator_states();
 };
 
+// "micro-steps 15.21 + 0.30 + 0.29 s, update 0.52 s"
+std::string first_update_text(const std::vector<double>& parts) {
+  if (parts.empty()) return "";
+  std::string text = "micro-steps ";
+  for (size_t i = 0; i + 1 < parts.size(); ++i) text += fmt::format("{}{:.2f}", i == 0 ? "" : " + ", parts[i]);
+  return text + fmt::format(" s, update {:.2f} s", parts.back());
+}
+
 }  // namespace
 
 std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
@@ -91,23 +102,35 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
 
   size_t next = 0;
   int64_t samples = 0;
-  const auto run_update = [&] {
+  // `parts` (the first update only): the time of each micro-step and of the update, each waited
+  // for on the device (read_stats() does), so a slow first update shows where its time went.
+  const auto run_update = [&](std::vector<double>* parts) {
+    auto mark = Clock::now();
+    const auto lap = [&] {
+      if (parts == nullptr) return;
+      executor->read_stats();
+      const auto now = Clock::now();
+      parts->push_back(std::chrono::duration<double>(now - mark).count());
+      mark = now;
+    };
     for (int64_t m = 0; m < plan.accumulate; ++m) {
       const Batch& batch = batches[next++ % batches.size()];
       executor->micro_step(batch, batch.size * plan.accumulate);
       samples += batch.size;
+      lap();
     }
     executor->update();
+    lap();
   };
   ProbeMeasurement measurement;
   measurement.config = config;
   reset_peak_memory(plan.device);
   const auto start = Clock::now();
-  run_update();
+  run_update(&measurement.first_update_parts);
   executor->read_stats();  // waits for the device
   const auto warm = Clock::now();
   samples = 0;
-  for (int64_t u = 0; u < timed_updates; ++u) run_update();
+  for (int64_t u = 0; u < timed_updates; ++u) run_update(nullptr);
   executor->read_stats();
   const auto end = Clock::now();
   measurement.first_update_seconds = std::chrono::duration<double>(warm - start).count();
@@ -131,15 +154,18 @@ std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& setting
       spdlog::info("probing {} ({} of {}, round {} of {}: {} updates)", configs[i].describe(), i + 1, configs.size(),
                    round + 1, rounds, timed_updates + 1);
       const ProbeMeasurement measured = probe_execution(task, settings, plan, configs[i], batches, timed_updates);
-      spdlog::info("probed {}: {:.4f} s/update, first update {:.2f} s", configs[i].describe(),
-                   measured.seconds_per_update, measured.first_update_seconds);
+      spdlog::info("probed {}: {:.4f} s/update, first update {:.2f} s ({})", configs[i].describe(),
+                   measured.seconds_per_update, measured.first_update_seconds,
+                   first_update_text(measured.first_update_parts));
       if (round == 0 || measured.seconds_per_update < best[i].seconds_per_update) {
-        // The first update is slowest in the first round (cold caches); keep that figure.
-        const double first_update = round == 0 ? measured.first_update_seconds : best[i].first_update_seconds;
-        const double peak = std::max(measured.peak_memory_mb, best[i].peak_memory_mb);
-        best[i] = measured;
-        best[i].first_update_seconds = first_update;
-        best[i].peak_memory_mb = peak;
+        ProbeMeasurement kept = measured;
+        if (round > 0) {
+          // The first update is slowest in the first round (cold caches); keep that figure.
+          kept.first_update_seconds = best[i].first_update_seconds;
+          kept.first_update_parts = best[i].first_update_parts;
+        }
+        kept.peak_memory_mb = std::max(measured.peak_memory_mb, best[i].peak_memory_mb);
+        best[i] = std::move(kept);
       }
     }
   }

@@ -16,6 +16,8 @@ struct ProbeMeasurement {
   ExecutionConfig config;
   std::string executor;              ///< what ran the steps ("eager", "CUDA graphs …")
   double first_update_seconds = 0;   ///< the first update: graph captures and cuDNN's timing happen here
+  /// Where the first update's time went: each micro-step, then the update, device work included.
+  std::vector<double> first_update_parts;
   double seconds_per_update = 0;     ///< mean over the timed updates after it
   double images_per_second = 0;      ///< micro-batch samples of the timed updates per second
   double peak_memory_mb = 0;         ///< device memory on CUDA, the process's resident set on CPU

@@ -170,6 +170,8 @@ def pytorch(args):
 
 PROBE_ROW = re.compile(r"^\s+(none|default|reduce-overhead|max-autotune)\s+(.*?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
                        r"\s+([\d.]+)\s\s(.*)$")
+# The probe's log line for its first (cold) round: where the first update's time went.
+PROBE_FIRST_UPDATE = re.compile(r"probed .*, first update [\d.]+ s \((micro-steps .*)\)$")
 
 
 def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
@@ -188,10 +190,13 @@ def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
                                 capture_output=True, text=True)
         if result.returncode != 0:
             sys.exit(f"trainer plan --probe failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-        for line in result.stdout.splitlines():
+        lines = result.stdout.splitlines()
+        parts = next((m.group(1) for m in map(PROBE_FIRST_UPDATE.search, lines) if m), None)
+        for line in lines:
             match = PROBE_ROW.match(line)
             if match and match.group(1) == mode:
                 _, _, first, per_update, ips, peak, note = match.groups()
+                note = "; ".join(text for text in (note.strip(), parts and f"first update: {parts}") if text)
                 rows[mode] = (float(first), float(per_update), float(ips), float(peak), note)
     return rows
 
