@@ -21,6 +21,11 @@ struct Tiny : torch::nn::Module {
   torch::nn::Linear child{nullptr};
 };
 
+void set_weight(Tiny& model, double value) {
+  torch::NoGradGuard no_grad;
+  model.weight.fill_(value);
+}
+
 }  // namespace
 
 TEST_CASE("ModelEma averages parameters and float buffers with the ramped decay", "[engine]") {
@@ -34,6 +39,7 @@ TEST_CASE("ModelEma averages parameters and float buffers with the ramped decay"
       model.weight.fill_(k);
       model.running_mean.fill_(-2.0 * k);
     }
+    ema.advance();
     ema.update(model);
     const double d = 0.9 * (1 - std::exp(-k / 3.0));
     expected_weight = d * expected_weight + (1 - d) * k;
@@ -48,12 +54,30 @@ TEST_CASE("ModelEma averages parameters and float buffers with the ramped decay"
   CHECK(state.at("updates").item<int64_t>() == 5);
 }
 
+// What lets a CUDA graph capture update() once and replay it every update: the decay it applies
+// is the one the latest advance() left on the device, not one it works out for itself.
+TEST_CASE("ModelEma's update applies the decay of the latest advance", "[engine]") {
+  Tiny model;
+  ModelEma ema(model, 0.9, 3.0);
+  set_weight(model, 1.0);
+  ema.advance();
+  ema.advance();
+  ema.advance();
+  ema.update(model);
+  ema.update(model);
+  const double d = 0.9 * (1 - std::exp(-3 / 3.0));
+  CHECK(ema.updates() == 3);
+  CHECK(ema.state()[0].second[0].item<double>() == Approx(1 - d * d).epsilon(1e-6));
+}
+
 TEST_CASE("ModelEma copies integer buffers instead of averaging them", "[engine]") {
   Tiny model;
   ModelEma ema(model);
   model.batches.fill_(41);
+  ema.advance();
   ema.update(model);
   model.batches.fill_(42);
+  ema.advance();
   ema.update(model);
   for (const auto& [name, t] : ema.state()) {
     if (name == "batches") CHECK(t.item<int64_t>() == 42);
@@ -62,15 +86,10 @@ TEST_CASE("ModelEma copies integer buffers instead of averaging them", "[engine]
 
 TEST_CASE("ModelEma swap exchanges values in place and a second swap restores the model", "[engine]") {
   Tiny model;
-  {
-    torch::NoGradGuard no_grad;
-    model.weight.fill_(1.0);
-  }
+  set_weight(model, 1.0);
   ModelEma ema(model, 0.5, 1e-9);  // d = 0.5 from the first update
-  {
-    torch::NoGradGuard no_grad;
-    model.weight.fill_(3.0);
-  }
+  set_weight(model, 3.0);
+  ema.advance();
   ema.update(model);  // ema weight = 2
   const void* model_storage = model.weight.data_ptr();
 
@@ -89,11 +108,10 @@ TEST_CASE("ModelEma swap exchanges values in place and a second swap restores th
 TEST_CASE("ModelEma state round-trips and names a mis-shaped key", "[engine]") {
   Tiny model;
   ModelEma original(model, 0.9, 2.0);
-  {
-    torch::NoGradGuard no_grad;
-    model.weight.fill_(5.0);
-  }
+  set_weight(model, 5.0);
+  original.advance();
   original.update(model);
+  original.advance();
   original.update(model);
   std::map<std::string, torch::Tensor> saved;
   for (const auto& [name, t] : original.state()) saved[name] = t.clone();

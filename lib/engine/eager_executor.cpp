@@ -13,9 +13,8 @@ void EagerExecutor::micro_step(const Batch& batch, int64_t group_samples, bool p
 }
 
 void EagerExecutor::update() {
-  core_.reduce_gradients();
+  core_.prepare_update();
   core_.update();
-  core_.finish_update();
 }
 
 ExecutionReport EagerExecutor::report() const {

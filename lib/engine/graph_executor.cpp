@@ -115,7 +115,7 @@ void GraphExecutor::replay_model(ShapeGraph& entry, const Batch& batch) {
 }
 
 void GraphExecutor::update() {
-  core_.reduce_gradients();
+  core_.prepare_update();
   if (update_graph_) {
     update_graph_->replay();
   } else {
@@ -126,7 +126,6 @@ void GraphExecutor::update() {
     update_graph_->capture([this] { core_.update(); });
     spdlog::info("graph capture of the update step (one for the run)");
   }
-  core_.finish_update();
 }
 
 ExecutionReport GraphExecutor::report() const {

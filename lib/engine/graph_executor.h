@@ -2,14 +2,14 @@
 // launch overhead of one call. Whole-step capture when the task's loss is capture-safe: one
 // graph per micro-batch shape (forward, loss ÷ group × loss scale, backward into the static
 // gradients) and one for the update (norm, finite check, clip, step-or-skip with the learning
-// rates and step counters on the device, loss-scale update, zeroing). A task whose loss is not
-// capture-safe (OCR's CTC) has its model graphed around an eagerly run loss, as PyTorch's
-// make_graphed_callables does: per shape, one graph of the forward, then the loss and its
-// gradient with respect to the output eagerly, then one graph of the backward from the output.
-// Every graph is first run for real once (its warm-up), then captured, then replayed with its
-// inputs copied into static buffers. Outside the graphs: the gradient all-reduce and buffer
-// broadcast of several ranks, and the EMA (two foreach launches whose decay ramp is a host
-// count). Numbers match the eager executor's: tests replay the same work on the CPU.
+// rates and step counters on the device, loss-scale update, EMA with its decay on the device,
+// zeroing). A task whose loss is not capture-safe (OCR's CTC) has its model graphed around an
+// eagerly run loss, as PyTorch's make_graphed_callables does: per shape, one graph of the
+// forward, then the loss and its gradient with respect to the output eagerly, then one graph of
+// the backward from the output. Every graph is first run for real once (its warm-up), then
+// captured, then replayed with its inputs copied into static buffers. Outside the graphs: the
+// gradient all-reduce and buffer broadcast of several ranks. Numbers match the eager
+// executor's: tests replay the same work on the CPU.
 #pragma once
 #include <memory>
 #include <vector>

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 namespace trainer {
 namespace {
@@ -44,14 +45,24 @@ ModelEma::ModelEma(torch::nn::Module& model, double decay, double tau)
   for (const auto& [name, tensor] : model_tensors(model)) {
     tensors_.emplace_back(name, tensor.detach().clone());
   }
+  TORCH_CHECK(!tensors_.empty(), "ModelEma: the model has no parameters or buffers");
+  const auto options = torch::TensorOptions().device(tensors_.front().second.device()).dtype(torch::kFloat);
+  decay_now_ = torch::zeros({}, options);
+  complement_now_ = torch::ones({}, options);
+}
+
+void ModelEma::advance() {
+  TORCH_CHECK(!swapped_, "ModelEma::advance while the EMA weights are swapped into the model");
+  updates_ += 1;
+  const double d = decay_ * (1 - std::exp(-static_cast<double>(updates_) / tau_));
+  decay_now_.fill_(d);
+  complement_now_.fill_(1 - d);
 }
 
 void ModelEma::update(torch::nn::Module& model) {
   TORCH_CHECK(!swapped_, "ModelEma::update while the EMA weights are swapped into the model");
   torch::NoGradGuard no_grad;
   const auto current = matching_tensors(model, tensors_);
-  updates_ += 1;
-  const double d = decay_ * (1 - std::exp(-static_cast<double>(updates_) / tau_));
   std::vector<torch::Tensor> ema_floating;
   std::vector<torch::Tensor> model_floating;
   for (size_t i = 0; i < tensors_.size(); ++i) {
@@ -65,9 +76,9 @@ void ModelEma::update(torch::nn::Module& model) {
     }
   }
   if (ema_floating.empty()) return;
-  // foreach: one kernel launch per op on CUDA instead of two per tensor.
-  at::_foreach_mul_(ema_floating, d);
-  at::_foreach_add_(ema_floating, model_floating, 1 - d);
+  // foreach: a few kernel launches on CUDA instead of two per tensor.
+  compat::foreach_mul_(ema_floating, decay_now_);
+  at::_foreach_add_(ema_floating, compat::foreach_mul(model_floating, complement_now_));
 }
 
 void ModelEma::swap(torch::nn::Module& model) {

@@ -18,8 +18,12 @@ class ModelEma {
   // names in the same order.
   ModelEma(torch::nn::Module& model, double decay = 0.9999, double tau = 2000);
 
+  // Host side of an update, before update(): counts it and hands its decay to the device.
   // d = decay * (1 - exp(-updates / tau)) ramps the decay up so that early, poor weights are
-  // forgotten quickly. Floating tensors: ema = d * ema + (1 - d) * model; others are copied.
+  // forgotten quickly.
+  void advance();
+  // Device side, capturable (a CUDA graph replays it with the decay the last advance() set):
+  // floating tensors ema = d * ema + (1 - d) * model; others are copied.
   void update(torch::nn::Module& model);
   // Exchanges the values of the model and the average, each tensor keeping its storage: call once
   // to validate with the average, and again to resume training.
@@ -36,6 +40,9 @@ class ModelEma {
   double tau_;
   int64_t updates_ = 0;
   bool swapped_ = false;
+  // 0-dim, on the EMA's device: d and 1 - d, both formed in double on the host.
+  torch::Tensor decay_now_;
+  torch::Tensor complement_now_;
   std::vector<std::pair<std::string, torch::Tensor>> tensors_;  // parameters, then buffers
 };
 

@@ -90,9 +90,12 @@ std::vector<torch::Tensor> StepCore::defined_grads() const {
   return grads;
 }
 
-void StepCore::reduce_gradients() {
+void StepCore::prepare_update() {
   // Summed, not averaged: each rank divided its losses by the samples of all ranks' group.
   gradient_reducer_.all_reduce(defined_grads());
+  broadcast_buffers(task_.model(), collective_);
+  if (ema_) ema_->advance();
+  ++updates_;
 }
 
 void StepCore::update() {
@@ -111,12 +114,8 @@ void StepCore::update() {
   optimizer_.step(found_inf, factors.multiplier, /*zero_grads=*/true);
   scaler_.update(found_inf);
   skipped_sum_ += found_inf;
-}
-
-void StepCore::finish_update() {
-  broadcast_buffers(task_.model(), collective_);
+  // As Ultralytics does, a skipped update still moves the average (towards unchanged weights).
   if (ema_) ema_->update(task_.model());
-  ++updates_;
 }
 
 StepStats StepCore::read_stats() {

@@ -27,13 +27,12 @@ class StepCore {
   torch::Tensor model_output(const Batch& batch);
   torch::Tensor output_gradient(const torch::Tensor& output, const Batch& batch);
   void backward_from_output(const torch::Tensor& output, const torch::Tensor& gradient);
-  // Sums the gradients over ranks (R17); not captured (the collective may not be a CUDA one).
-  void reduce_gradients();
-  // Norm, finite check, clip, step or skip, loss-scale update, statistics; zeroes the grads.
+  // Before update(), outside any graph: sums the gradients over ranks (R17; the collective may
+  // not be a CUDA one), sends rank 0's buffers to every rank (the update leaves them alone, and
+  // the EMA averages them), counts the update and hands the EMA its decay for it.
+  void prepare_update();
+  // Norm, finite check, clip, step or skip, loss-scale update, statistics, EMA; zeroes the grads.
   void update();
-  // After update(), outside any graph: rank 0's buffers to every rank, the EMA (its decay ramp is
-  // a host count), the update count.
-  void finish_update();
   // Copies the running sums to the host (the one sync) and resets them.
   StepStats read_stats();
 

@@ -3,8 +3,11 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include <vector>
+
 #define TRAINER_TORCH_AT_LEAST_2_4 (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
 #if TRAINER_TORCH_AT_LEAST_2_4
+#include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
 
@@ -85,6 +88,28 @@ inline void fused_sgd(at::TensorList params, at::TensorList grads, at::TensorLis
                   /*maximize=*/false, /*is_first_step=*/false, optional_tensor(grad_divisor), optional_tensor(found_inf));
 #else
   TORCH_CHECK(false, "fused SGD needs LibTorch 2.4 or later");
+#endif
+}
+
+// Multiplies every tensor by `factor`, a 0-dim tensor on their device, so that a captured graph
+// reads the factor's value at each replay rather than the one it had when captured. 2.x has a
+// multi-tensor kernel for it (since 2.1); 1.13, CPU only here, goes tensor by tensor.
+inline void foreach_mul_(at::TensorList tensors, const at::Tensor& factor) {
+#if TRAINER_TORCH_AT_LEAST_2_4
+  at::_foreach_mul_(tensors, factor);
+#else
+  for (const at::Tensor& tensor : tensors) tensor.mul_(factor);
+#endif
+}
+
+inline std::vector<at::Tensor> foreach_mul(at::TensorList tensors, const at::Tensor& factor) {
+#if TRAINER_TORCH_AT_LEAST_2_4
+  return at::_foreach_mul(tensors, factor);
+#else
+  std::vector<at::Tensor> products;
+  products.reserve(tensors.size());
+  for (const at::Tensor& tensor : tensors) products.push_back(tensor.mul(factor));
+  return products;
 #endif
 }
 
