@@ -36,13 +36,15 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
   const std::string last = (dir / "runs" / "classify" / "interrupted" / "weights" / "last.pt").string();
 
   SECTION("SIGINT") {
-    // One SIGINT as soon as the first epoch's row is in results.csv: the run is then training
-    // (its handler installed) with two epochs to go, however loaded the machine. A timer cannot
-    // promise both: the run's speed changes with the load from one minute to the next.
+    // One SIGINT as soon as the first epoch's row is in results.csv (the header is written at the
+    // start): the run is then training with two epochs to go, however loaded the machine, and the
+    // resumed run must keep that row without repeating it. A timer cannot promise both: the run's
+    // speed changes with the load from one minute to the next.
     const std::string results = (dir / "runs" / "classify" / "interrupted" / "results.csv").string();
     const CommandResult stopped = run_command(
         "{ " + std::string(TRAINER_BINARY) + " train " + recipe(dir.path(), "interrupted") + " --quiet & pid=$!; " +
-        "while [ ! -s '" + results + "' ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done; kill -INT $pid; wait $pid; }");
+        "while [ \"$(cat '" + results + "' 2>/dev/null | wc -l)\" -lt 2 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done; " +
+        "kill -INT $pid; wait $pid; }");
     INFO(stopped.output);
     REQUIRE(stopped.exit_code == 130);
     CHECK_THAT(stopped.output, Catch::Contains("resume="));
@@ -63,10 +65,16 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
     std::mt19937 random(std::random_device{}());
     std::uniform_real_distribution<double> fraction(0.3, 0.9);
     std::string arguments = "train " + recipe(dir.path(), "interrupted") + " save_interval=2 --quiet";
+    std::string kills;
     for (int kill = 0; kill < 3; ++kill) {
-      const CommandResult run = run_command("timeout -s KILL " + std::to_string(fraction(random) * reference_seconds) +
-                                            " " + std::string(TRAINER_BINARY) + " " + arguments);
+      const double seconds = fraction(random) * reference_seconds;
+      const CommandResult run =
+          run_command("timeout -s KILL " + std::to_string(seconds) + " " + std::string(TRAINER_BINARY) + " " + arguments);
       INFO(run.output);
+      // For the assertions after the loop: the kill points are random, so a failure must name them.
+      kills += "run " + std::to_string(kill + 1) + " (" + arguments + "): kill timer " + std::to_string(seconds) + " s (the reference took " +
+               std::to_string(reference_seconds) + " s), exit " +
+               std::to_string(run.exit_code) + "\n";
       REQUIRE((run.exit_code == 137 || run.exit_code == 0));
       if (run.exit_code == 0) break;
       // Before the first save there is nothing to resume: start again.
@@ -77,6 +85,7 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
         arguments = "train resume=" + last + " --quiet";
       }
     }
+    INFO(kills);
     REQUIRE(std::filesystem::exists(last));
     trainer::load_checkpoint(last);  // loadable whatever moment the last kill hit
     const int64_t epochs_done = trainer::load_checkpoint(last).epoch;
