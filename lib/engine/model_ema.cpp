@@ -77,8 +77,7 @@ void ModelEma::update(torch::nn::Module& model) {
   }
   if (ema_floating.empty()) return;
   // foreach: a few kernel launches on CUDA instead of two per tensor.
-  compat::foreach_mul_(ema_floating, decay_now_);
-  at::_foreach_add_(ema_floating, compat::foreach_mul(model_floating, complement_now_));
+  compat::foreach_blend_(ema_floating, decay_now_, model_floating, complement_now_);
 }
 
 void ModelEma::swap(torch::nn::Module& model) {
