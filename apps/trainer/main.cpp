@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
 
   CLI::App* train = app.add_subcommand("train", "train a model from a recipe");
   CLI::App* val = app.add_subcommand("val", "validate a checkpoint on its recipe's val split");
-  CLI::App* predict = app.add_subcommand("predict", "classify or read image files or folders with a checkpoint");
+  CLI::App* predict = app.add_subcommand("predict", "classify, detect or read text in image files or folders with a checkpoint");
   CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
   CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
   CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
