@@ -686,8 +686,9 @@ c10::IValue read_legacy(const std::string& path, const std::vector<char>& bytes)
       corrupt(path, "storage " + found->first + " has an unexpected size");
     }
     if (bytes.size() - pos < nbytes) corrupt(path, "the file is truncated");
-    // data_ptr().get() is writable in 1.13 and 2.x alike (2.x's data() is const).
-    std::memcpy(found->second.data_ptr().get(), bytes.data() + pos, nbytes);
+    // data_ptr().get() is writable in 1.13 and 2.x alike (2.x's data() is const); it is null for
+    // an empty storage, which memcpy must not be given even with no bytes to copy.
+    if (nbytes > 0) std::memcpy(found->second.data_ptr().get(), bytes.data() + pos, nbytes);
     pos += nbytes;
   }
   if (keys.toListRef().size() != storages.size()) corrupt(path, "storages are missing");
