@@ -94,7 +94,7 @@ inline void fused_sgd(at::TensorList params, at::TensorList grads, at::TensorLis
 // the tensors' device, so that a captured graph reads their values at each replay rather than
 // the ones they had when captured. 2.x has multi-tensor kernels for a tensor factor (since 2.1),
 // at the cost of a temporary for the products; 1.13, CPU only here, goes tensor by tensor in two
-// passes (a product temporary costs a third of the time more there).
+// passes (with a temporary, ResNet18's EMA took 1.45 times as long there: 5.5 against 3.8 ms).
 inline void foreach_blend_(at::TensorList tensors, const at::Tensor& weight, at::TensorList others,
                            const at::Tensor& other_weight) {
 #if TRAINER_TORCH_AT_LEAST_2_4
