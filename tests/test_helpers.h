@@ -15,6 +15,21 @@
 
 #include "io/checkpoint.h"
 
+// Whether this process's heap is glibc's own, which keep_freed_host_memory() tunes:
+// AddressSanitizer (scripts/test-sanitizers) replaces it.
+#if defined(__SANITIZE_ADDRESS__)
+#define TRAINER_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRAINER_TEST_ASAN 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(TRAINER_TEST_ASAN)
+#define TRAINER_TEST_GLIBC_HEAP 1
+#else
+#define TRAINER_TEST_GLIBC_HEAP 0
+#endif
+
 namespace trainer::testing {
 
 // A fresh, empty folder under the system temp dir, removed with its contents when the object dies.
