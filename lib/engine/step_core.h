@@ -1,7 +1,8 @@
 // The device-side work of micro-steps and updates, shared by the eager and the graph executor.
 // Everything that changes between calls reaches the device as tensors filled beforehand (the
-// loss weights here, the learning rates in the optimizer), and nothing reads the device back,
-// so micro_step() and update() can be captured in a CUDA graph and replayed as they are.
+// loss weights here, the learning rates in the optimizer, the decay in the EMA), and nothing
+// reads the device back, so micro_step() and update() can be captured in a CUDA graph and
+// replayed as they are.
 #pragma once
 #include <vector>
 
