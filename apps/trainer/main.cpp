@@ -60,10 +60,7 @@ int main(int argc, char** argv) {
                            ->default_str("5")
                            ->check(CLI::PositiveNumber);
   std::map<std::string, trainer::CompileMode> compile_modes;
-  for (const trainer::CompileMode mode : {trainer::CompileMode::none, trainer::CompileMode::standard,
-                                          trainer::CompileMode::reduce_overhead, trainer::CompileMode::max_autotune}) {
-    compile_modes.emplace(trainer::to_string(mode), mode);
-  }
+  for (const trainer::CompileMode mode : trainer::kCompileModes) compile_modes.emplace(trainer::to_string(mode), mode);
   std::vector<std::string> probe_mode_names;
   plan->add_option("--probe-modes", probe_mode_names,
                    "the compile modes --probe times, comma-separated (default: all); one per process gives each its "

@@ -14,6 +14,9 @@ enum class OptimizerKind { automatic, sgd, adamw };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };
+// Every compile mode, simplest first: the order `trainer plan --probe` compares them in.
+inline constexpr CompileMode kCompileModes[] = {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
+                                                CompileMode::max_autotune};
 enum class NormKind { batch, group, frozen_batch, sync_batch };
 enum class LrScaleRule { none, linear, sqrt, factor };
 enum class DistBackend { automatic, gloo, nccl };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "util/memory.h"
 
 namespace trainer {
@@ -15,9 +17,7 @@ constexpr double kMemoryHeadroom = 0.9;
 ModeComparison compare_compile_modes(Task& task, const Settings& settings, const TrainingPlan& plan,
                                      int64_t timed_updates, std::vector<CompileMode> modes) {
   const bool convolutional = is_convolutional(task.model());
-  if (modes.empty()) {
-    modes = {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead, CompileMode::max_autotune};
-  }
+  if (modes.empty()) modes.assign(std::begin(kCompileModes), std::end(kCompileModes));
   std::vector<ResolvedExecution> resolved;
   std::vector<ExecutionConfig> configs;  // distinct, in the order the modes first need them
   std::vector<CompileMode> first_user;
