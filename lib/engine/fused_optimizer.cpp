@@ -215,6 +215,7 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
   std::vector<SgdSlice> sgd;
   std::vector<AdamwSlice> adamw;
   std::vector<torch::Tensor> zero_after;  // grads the tensor ops read; the loops zero their own
+  std::optional<DeviceFusedInputs> fused_inputs;
   for (Group& group : groups_) {
     DeviceFused fused;
     for (size_t i = 0; i < group.spec.params.size(); ++i) {
@@ -270,7 +271,11 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
       // kernel is queued before the zeroing below, so it may go.
       if (zero_grads) zero_after.push_back(grad);
     }
-    if (!fused.params.empty()) step_fused_on_device(group, fused, grad_scale, skip);
+    if (fused.params.empty()) continue;
+    if (!fused_inputs || fused_inputs->device != fused.params.front().device()) {
+      fused_inputs.emplace(fused.params.front().device(), grad_scale, skip);
+    }
+    step_fused_on_device(group, fused, *fused_inputs);
   }
   if (!zero_after.empty()) at::_foreach_zero_(zero_after);
   if (zero_grads) {
@@ -331,27 +336,33 @@ void FusedOptimizer::DeviceFused::add(const torch::Tensor& param, const torch::T
   }
 }
 
+FusedOptimizer::DeviceFusedInputs::DeviceFusedInputs(const torch::Device& device, const torch::Tensor& grad_scale,
+                                                     const torch::Tensor& skip)
+    : device(device) {
+  if (skip.defined()) {
+    found_inf = skip.to(device, torch::kFloat);
+    step_count = 1 - found_inf;
+  }
+  if (grad_scale.defined()) grad_divisor = grad_scale.to(device, torch::kFloat).reciprocal();
+}
+
 void FusedOptimizer::step_fused_on_device(const Group& group, const DeviceFused& fused,
-                                          const torch::Tensor& grad_scale, const torch::Tensor& skip) const {
-  // The kernels skip on exactly 1.0 and divide by the scale, where ours multiplies.
-  const torch::Tensor found_inf = skip.defined() ? skip.to(torch::kFloat) : torch::Tensor();
-  const torch::Tensor grad_divisor =
-      grad_scale.defined() ? grad_scale.to(fused.params.front().device(), torch::kFloat).reciprocal() : torch::Tensor();
+                                          const DeviceFusedInputs& inputs) const {
   const torch::Tensor lr = group.lr_value.to(torch::kFloat);
   if (options_.kind == OptimizerKind::sgd) {
     compat::fused_sgd(fused.params, fused.grads, fused.momentum_buffers, group.spec.weight_decay, group.momentum, lr,
-                      options_.nesterov, grad_divisor, found_inf);
+                      options_.nesterov, inputs.grad_divisor, inputs.found_inf);
     return;
   }
   // The AdamW kernel reads the step counters without counting: count first, not on a skipped
   // step, as torch.optim does.
-  if (found_inf.defined()) {
-    at::_foreach_add_(fused.steps, std::vector<torch::Tensor>(fused.steps.size(), 1 - found_inf));
+  if (inputs.step_count.defined()) {
+    at::_foreach_add_(fused.steps, std::vector<torch::Tensor>(fused.steps.size(), inputs.step_count));
   } else {
     at::_foreach_add_(fused.steps, 1);
   }
   compat::fused_adamw(fused.params, fused.grads, fused.exp_avgs, fused.exp_avg_sqs, fused.steps, lr, group.momentum,
-                      options_.beta2, group.spec.weight_decay, options_.eps, grad_divisor, found_inf);
+                      options_.beta2, group.spec.weight_decay, options_.eps, inputs.grad_divisor, inputs.found_inf);
 }
 
 void FusedOptimizer::zero_grad() {

@@ -100,11 +100,18 @@ class FusedOptimizer {
   void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
                              const torch::Tensor& grad, ParamState& state,
                              const torch::Tensor& skip) const;
+  // What the fused kernels take in place of step()'s grad_scale and skip, converted once a step
+  // for all groups (the kernels skip on a float 1.0 and divide the grads where we multiply).
+  struct DeviceFusedInputs {
+    torch::Device device;
+    torch::Tensor found_inf;     // float 0 or 1; undefined when nothing can skip
+    torch::Tensor grad_divisor;  // 1 / grad_scale; undefined without a scale
+    torch::Tensor step_count;    // AdamW's counter increment: 0 on a skipped step
+    DeviceFusedInputs(const torch::Device& device, const torch::Tensor& grad_scale, const torch::Tensor& skip);
+  };
   // CUDA parameters where LibTorch has torch.optim's fused kernels (2.4+): one launch for the
-  // group. `grad_scale` multiplies the grads as they are read; `skip` (bool, on the device) keeps
-  // everything as it is.
-  void step_fused_on_device(const Group& group, const DeviceFused& fused, const torch::Tensor& grad_scale,
-                            const torch::Tensor& skip) const;
+  // group. A skip keeps everything as it is.
+  void step_fused_on_device(const Group& group, const DeviceFused& fused, const DeviceFusedInputs& inputs) const;
 
   FusedOptimizerOptions options_;
   std::vector<Group> groups_;
