@@ -69,6 +69,13 @@ TEST_CASE("plan prints the batch, accumulation and LR table", "[cli]") {
   CHECK_THAT(plan.output, Catch::Contains("updates / epoch        1"));
   CHECK_THAT(plan.output, Catch::Contains("micro-batches / epoch  3"));
   CHECK_THAT(plan.output, Catch::Contains("warmup updates"));
+  CHECK_THAT(plan.output, Catch::Contains("parameters             11177538 (11177538 trainable)"));
+  // ResNet18's first five layers: conv1 9,408, bn1 128, relu, maxpool, layer1 147,968.
+  const CommandResult frozen = run_trainer("plan data=" + (dir / "data").string() + " freeze=5");
+  INFO(frozen.output);
+  REQUIRE(frozen.exit_code == 0);
+  CHECK_THAT(frozen.output, Catch::Contains("freeze: conv1, bn1, relu, maxpool, layer1"));
+  CHECK_THAT(frozen.output, Catch::Contains("parameters             11177538 (11020034 trainable)"));
 #if TRAINER_TEST_GLIBC_HEAP
   // The binary keeps freed host memory from its first line (docs/benchmarks.md, "Host memory").
   CHECK_THAT(plan.output, Catch::Contains("host memory            freed blocks kept for reuse"));

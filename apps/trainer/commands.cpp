@@ -21,6 +21,7 @@
 #include "io/results_plot.h"
 #include "io/run_folder.h"
 #include "io/state_dict.h"
+#include "models/trainable.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
 #include "util/file_write.h"
@@ -210,6 +211,8 @@ int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vec
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
   rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");
+  const ParameterCounts parameters = count_parameters(task->model());
+  rows.emplace_back("parameters", fmt::format("{} ({} trainable)", parameters.total, parameters.trainable));
   print_rows(rows);
   if (probe_updates > 0) print_mode_comparison(*task, settings, plan, probe_updates, probe_modes);
   return 0;

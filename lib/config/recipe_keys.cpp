@@ -218,6 +218,31 @@ RecipeKey buckets_key() {
           true};
 }
 
+// One number is a layer count (Ultralytics' freeze=10); otherwise the items are layer names.
+RecipeKey freeze_key() {
+  return {"freeze", false,
+          [](Settings& s, const RecipeValue& v) {
+            const auto items = split_items(v);
+            s.freeze = {};
+            if (items.size() == 1 && !items.front().empty() &&
+                items.front().find_first_not_of("+-0123456789") == std::string::npos) {
+              s.freeze.first_layers =
+                  parse_int("freeze", RecipeValue{items.front(), false, v.where}, 0, std::numeric_limits<int64_t>::max());
+              return;
+            }
+            for (const auto& item : items) {
+              if (item.empty() || item.find_first_not_of("0123456789") == std::string::npos) {
+                fail("freeze", v, "a number of layers or a list of layer names (model.0, layer1, FeatureExtraction)");
+              }
+            }
+            s.freeze.layers = items;
+          },
+          [](const Settings& s) {
+            return s.freeze.layers.empty() ? std::to_string(s.freeze.first_layers) : join_items(s.freeze.layers);
+          },
+          true};
+}
+
 std::vector<RecipeKey> build_table() {
   std::vector<RecipeKey> keys;
   keys.push_back(enum_key<TaskKind>("task", &Settings::task,
@@ -230,6 +255,7 @@ std::vector<RecipeKey> build_table() {
                                      {"gn", NormKind::group},
                                      {"frozen_bn", NormKind::frozen_batch},
                                      {"syncbn", NormKind::sync_batch}}));
+  keys.push_back(freeze_key());
 
   keys.push_back(int_key("epochs", &Settings::epochs, 1));
   keys.push_back(int_key("batch", &Settings::batch, 1));

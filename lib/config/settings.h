@@ -21,6 +21,14 @@ enum class NormKind { batch, group, frozen_batch, sync_batch };
 enum class LrScaleRule { none, linear, sqrt, factor };
 enum class DistBackend { automatic, gloo, nccl };
 
+// `freeze`: the model's first N layers, or layers named by their state-dict prefix
+// (`model.0`, `layer1`, `FeatureExtraction`); models/freeze.h says what a layer is.
+struct FreezeSpec {
+  int64_t first_layers = 0;
+  std::vector<std::string> layers;
+  bool empty() const { return first_layers == 0 && layers.empty(); }
+};
+
 struct Settings {
   // --- what to train
   TaskKind task = TaskKind::classify;        ///< classify | ocr | detect
@@ -28,6 +36,7 @@ struct Settings {
   std::string data = "fashion-mnist";        ///< fashion-mnist, an ImageFolder root, an OCR root (train/, val/) or a data.yaml
   std::string pretrained;                    ///< weights file to start from ("" = random init)
   NormKind norm = NormKind::batch;           ///< bn | gn | frozen_bn | syncbn
+  FreezeSpec freeze;                         ///< layers that train no further (Ultralytics' freeze)
 
   // --- batch geometry
   int64_t epochs = 10;                       ///< >= 1

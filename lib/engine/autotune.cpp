@@ -42,12 +42,14 @@ bool member_flag(const Json& object, const char* name) {
 }  // namespace
 
 std::string autotune_key(const Task& task, const Settings& settings, const TrainingPlan& plan,
-                         int64_t parameter_count, c10::IntArrayRef input_shape) {
+                         const ParameterCounts& parameters, c10::IntArrayRef input_shape) {
   const std::string device = device_name(plan.device) +
                              (plan.device.is_cpu() ? fmt::format(" x{} threads", plan.threads) : std::string());
-  return fmt::format("task={} model={} classes={} parameters={} input={} accumulate={} amp={} device={} libtorch={}",
-                     task.name(), settings.model, task.classes(), parameter_count, shape_text(input_shape),
-                     plan.accumulate, amp_text(plan), device, TORCH_VERSION);
+  // Trainable parameters too: a frozen backbone changes what the backward pass costs.
+  return fmt::format(
+      "task={} model={} classes={} parameters={} trainable={} input={} accumulate={} amp={} device={} libtorch={}",
+      task.name(), settings.model, task.classes(), parameters.total, parameters.trainable, shape_text(input_shape),
+      plan.accumulate, amp_text(plan), device, TORCH_VERSION);
 }
 
 std::filesystem::path compile_cache_dir(const Settings& settings) {
@@ -113,9 +115,8 @@ ExecutionConfig autotune_execution(Task& task, const Settings& settings, const T
   TORCH_CHECK(!candidates.empty(), "max-autotune needs candidates");
   if (candidates.size() == 1) return candidates.front();
   const std::vector<Batch> batches = probe_batches(task, settings, plan, plan.accumulate * (kTimedUpdates + 1));
-  int64_t parameter_count = 0;
-  for (const auto& parameter : task.model().parameters()) parameter_count += parameter.numel();
-  const std::string key = autotune_key(task, settings, plan, parameter_count, batches.front().input.sizes());
+  const std::string key =
+      autotune_key(task, settings, plan, count_parameters(task.model()), batches.front().input.sizes());
   const AutotuneCache cache(compile_cache_dir(settings));
 
   // Rank 0's cache decides for every rank: -1 = measure, else the candidate's index.

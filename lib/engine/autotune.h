@@ -9,13 +9,15 @@
 
 #include "dist/collective.h"
 #include "engine/execution_probe.h"
+#include "models/trainable.h"
 
 namespace trainer {
 
-// What a decision depends on, as readable text: task, model, classes, parameter count, micro-batch
-// input shape, accumulate, AMP, device (name and CPU threads) and LibTorch version.
+// What a decision depends on, as readable text: task, model, classes, parameter counts (all and
+// trainable), micro-batch input shape, accumulate, AMP, device (name and CPU threads) and LibTorch
+// version.
 std::string autotune_key(const Task& task, const Settings& settings, const TrainingPlan& plan,
-                         int64_t parameter_count, c10::IntArrayRef input_shape);
+                         const ParameterCounts& parameters, c10::IntArrayRef input_shape);
 
 // compile_cache_dir, or <project>/compile-cache when it is empty (one cache per project, R29).
 std::filesystem::path compile_cache_dir(const Settings& settings);

@@ -1,9 +1,13 @@
 #include "tasks/task_factory.h"
 
+#include <spdlog/spdlog.h>
+
 #include "io/pretrained.h"
+#include "models/trainable.h"
 #include "tasks/classify_task.h"
 #include "tasks/detect_task.h"
 #include "tasks/ocr_task.h"
+#include "util/text.h"
 
 namespace trainer {
 
@@ -16,6 +20,11 @@ std::unique_ptr<Task> make_task(const Settings& settings, bool with_train_split)
   }
   // Weights load before anything wraps or captures the model (R5, R20).
   if (!settings.pretrained.empty()) load_pretrained(task->model(), settings.pretrained);
+  if (with_train_split && !settings.freeze.empty()) {
+    const std::vector<std::string> frozen = freeze_layers(task->model(), settings.freeze);
+    const ParameterCounts counts = count_parameters(task->model());
+    spdlog::info("freeze: {} ({} of {} parameters train)", join(frozen, ", "), counts.trainable, counts.total);
+  }
   return task;
 }
 
