@@ -22,7 +22,7 @@ enum class LrScaleRule { none, linear, sqrt, factor };
 enum class DistBackend { automatic, gloo, nccl };
 
 // `freeze`: the model's first N layers, or layers named by their state-dict prefix
-// (`model.0`, `layer1`, `FeatureExtraction`); models/freeze.h says what a layer is.
+// (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
 struct FreezeSpec {
   int64_t first_layers = 0;
   std::vector<std::string> layers;
