@@ -327,6 +327,7 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(double_key("warmup_momentum", &Settings::warmup_momentum, 0.0, 1.0, false));
   keys.push_back(double_key("warmup_bias_lr", &Settings::warmup_bias_lr, 0.0, 10.0));
   keys.push_back(double_key("grad_clip", &Settings::grad_clip, 0.0, 1e9));
+  keys.push_back(double_key("label_smoothing", &Settings::label_smoothing, 0.0, 1.0, false));
   // true/false are accepted as Ultralytics spells them: amp=true, a bare `amp`, amp=false.
   keys.push_back(enum_key<AmpMode>("amp", &Settings::amp,
                                    {{"auto", AmpMode::automatic},

@@ -48,9 +48,11 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
 LossOutput ClassifyTask::loss(const Batch& batch) {
   const torch::Tensor logits = model_->forward(batch.input);
   // Summed, in fp32 even under autocast: the engine divides by the samples of the whole group.
+  // Validation keeps the plain loss (as timm does), so its figure compares across smoothings.
   const torch::Tensor total = torch::nn::functional::cross_entropy(
       logits.to(torch::kFloat), batch.target,
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(
+          settings_.label_smoothing));
   return {total, total.detach().reshape({1})};
 }
 

@@ -1,0 +1,35 @@
+// The classification task's training loss: cross-entropy summed over the micro-batch, with
+// label_smoothing mixing the uniform distribution into each target.
+#include <catch2/catch.hpp>
+
+#include "config/recipe.h"
+#include "models/resnet.h"
+#include "tasks/task_factory.h"
+#include "test_helpers.h"
+
+using namespace trainer;
+using trainer::testing::TempDir;
+
+TEST_CASE("label_smoothing spreads that share of each target over all classes", "[tasks][classify]") {
+  TempDir dir("label-smoothing");
+  trainer::testing::write_two_class_images(dir / "data");
+  const double smoothing = GENERATE(0.0, 0.1, 0.3);
+  INFO("label_smoothing " << smoothing);
+  const Settings settings =
+      load_settings(std::nullopt, {"data=" + (dir / "data").string(), "model=resnet18", "imgsz=16", "workers=0",
+                                   "device=cpu", "fliplr=0", "crop_pad=0", "label_smoothing=" + std::to_string(smoothing)});
+  const auto task = make_task(settings);
+  const Batch batch = task->train_collate(0)({0, 5, 12, 20}, 0);
+  const torch::Tensor loss = task->loss(batch).total;
+  // The same forward again (train-mode BatchNorm normalises with this batch's statistics either way).
+  auto& model = dynamic_cast<ResNetImpl&>(task->model());
+  const torch::Tensor log_p = torch::log_softmax(model.forward(batch.input), 1).detach();
+  const torch::Tensor target_term = -log_p.gather(1, batch.target.unsqueeze(1)).squeeze(1);
+  const torch::Tensor uniform_term = -log_p.mean(1);
+  const double expected = ((1 - smoothing) * target_term + smoothing * uniform_term).sum().item<double>();
+  CHECK(loss.item<double>() == Approx(expected).epsilon(1e-5));
+  if (smoothing > 0) {
+    // The smoothed loss differs from the plain one, so the check above can tell them apart.
+    CHECK(std::abs(expected - target_term.sum().item<double>()) > 1e-3);
+  }
+}
