@@ -1,4 +1,9 @@
 // Scoped mixed precision for forward + loss (R9): never wrap backward in it.
+// The outermost guard clears the weight-cast cache when it ends, so one guard per micro-step
+// starts each forward with an empty cache: a forward captured in a CUDA graph records its weight
+// casts rather than reading copies cast before the capture, which replays would then use with
+// stale weights (PyTorch's make_graphed_callables refuses an enabled cache outright). Never keep
+// a guard open across micro-steps.
 #pragma once
 #include <optional>
 
