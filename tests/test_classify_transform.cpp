@@ -2,6 +2,9 @@
 // that depends on (seed, epoch, sample) only, never on which worker ran it.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <numeric>
+
 #include "data/classify_transform.h"
 #include "data/loader.h"
 #include "data/sampler.h"
@@ -35,6 +38,15 @@ class PatternDataset : public ImageDataset {
   std::vector<std::string> names_{"a", "b", "c"};
 };
 
+// Scale, erasing and mixing off, evaluation's centre crop whole.
+ClassifyAugment augment_of(int64_t imgsz, int64_t crop_pad, double fliplr, bool train) {
+  ClassifyAugment augment{imgsz};
+  augment.crop_pad = crop_pad;
+  augment.fliplr = fliplr;
+  augment.train = train;
+  return augment;
+}
+
 std::vector<torch::Tensor> inputs_of(Loader& loader) {
   std::vector<torch::Tensor> inputs;
   while (auto batch = loader.next()) inputs.push_back(batch->input);
@@ -46,7 +58,7 @@ std::vector<torch::Tensor> inputs_of(Loader& loader) {
 TEST_CASE("classify collate stacks normalised float CHW batches with int64 targets", "[data]") {
   PatternDataset data(5, 6, 3);
   const auto norm = data.normalization();
-  const auto collate = make_classify_collate(data, {6, 4, 0.5, false}, norm, 0);
+  const auto collate = make_classify_collate(data, augment_of(6, 4, 0.5, false), norm, 0);
   const Batch batch = collate({4, 1}, 0);
   CHECK(batch.size == 2);
   CHECK(batch.input.sizes() == torch::IntArrayRef{2, 3, 6, 6});
@@ -65,7 +77,7 @@ TEST_CASE("classify collate stacks normalised float CHW batches with int64 targe
 
 TEST_CASE("classify collate resizes images whose native size differs from imgsz", "[data]") {
   PatternDataset data(2, 8, 1);
-  const auto collate = make_classify_collate(data, {16, 4, 0.5, false}, {{0.0}, {1.0}}, 0);
+  const auto collate = make_classify_collate(data, augment_of(16, 4, 0.5, false), {{0.0}, {1.0}}, 0);
   const Batch batch = collate({0, 1}, 0);
   CHECK(batch.input.sizes() == torch::IntArrayRef{2, 1, 16, 16});
   // Bilinear keeps the mean brightness of a smooth ramp close to the original's.
@@ -76,14 +88,14 @@ TEST_CASE("classify collate resizes images whose native size differs from imgsz"
 TEST_CASE("train augmentation flips and pads with black", "[data]") {
   PatternDataset data(1, 5, 1);
   const Normalization identity{{0.0}, {1.0}};
-  const auto flipped = make_classify_collate(data, {5, 0, 1.0, true}, identity, 0)({0}, 0).input[0][0];
-  const auto plain = make_classify_collate(data, {5, 0, 0.5, false}, identity, 0)({0}, 0).input[0][0];
+  const auto flipped = make_classify_collate(data, augment_of(5, 0, 1.0, true), identity, 0)({0}, 0).input[0][0];
+  const auto plain = make_classify_collate(data, augment_of(5, 0, 0.5, false), identity, 0)({0}, 0).input[0][0];
   CHECK(torch::equal(flipped, plain.flip({1})));
 
   // With a 2-pixel pad, some seed shifts the crop; the uncovered border must be 0 (black).
   bool saw_shift = false;
   for (uint64_t seed = 0; seed < 20 && !saw_shift; ++seed) {
-    const auto shifted = make_classify_collate(data, {5, 2, 0.0, true}, identity, seed)({0}, 0).input[0][0];
+    const auto shifted = make_classify_collate(data, augment_of(5, 2, 0.0, true), identity, seed)({0}, 0).input[0][0];
     if (torch::equal(shifted, plain)) continue;
     saw_shift = true;
     CHECK(shifted.eq(0).any().item<bool>());
@@ -94,7 +106,10 @@ TEST_CASE("train augmentation flips and pads with black", "[data]") {
 
 TEST_CASE("train augmentation is identical for any worker count and changes per epoch", "[data]") {
   PatternDataset data(40, 12, 3);
-  const auto collate = make_classify_collate(data, {12, 3, 0.5, true}, data.normalization(), 11);
+  ClassifyAugment augment = augment_of(12, 3, 0.5, true);
+  augment.scale = 0.5;
+  augment.erasing = 0.5;
+  const auto collate = make_classify_collate(data, augment, data.normalization(), 11);
   const auto batches = make_batches(epoch_order(subset_indices(40, 1.0, 0), 11, 0, true), 8, false);
   std::vector<std::vector<torch::Tensor>> runs;
   for (const int64_t workers : {0, 1, 3}) {
@@ -110,4 +125,91 @@ TEST_CASE("train augmentation is identical for any worker count and changes per 
   Loader loader(collate, 2, 2);
   loader.start_epoch(batches, 1);
   CHECK_FALSE(torch::equal(loader.next()->input, runs[0][0]));
+}
+
+namespace {
+
+// One width × height grey image whose pixel (y, x) = 10 * x + y: a crop shows where it came from.
+class WideDataset : public ImageDataset {
+ public:
+  WideDataset(int width, int height) : width_(width), height_(height) {}
+  size_t size() const override { return 1; }
+  cv::Mat image(size_t) const override {
+    cv::Mat image(height_, width_, CV_8UC1);
+    for (int y = 0; y < height_; ++y)
+      for (int x = 0; x < width_; ++x) image.at<uint8_t>(y, x) = uint8_t(10 * x + y);
+    return image;
+  }
+  int64_t label(size_t) const override { return 0; }
+  const std::vector<std::string>& class_names() const override { return names_; }
+  int64_t channels() const override { return 1; }
+  int64_t native_size() const override { return height_; }
+  Normalization normalization() const override { return {{0.0}, {1.0 / 255.0}}; }  // raw pixel values
+
+ private:
+  int width_, height_;
+  std::vector<std::string> names_{"a"};
+};
+
+ClassifyAugment evaluation(int64_t imgsz, double crop_fraction) {
+  ClassifyAugment augment = augment_of(imgsz, 0, 0.0, false);
+  augment.crop_fraction = crop_fraction;
+  return augment;
+}
+
+}  // namespace
+
+TEST_CASE("evaluation keeps the aspect: the centred square of crop_fraction, not a squashed image", "[data]") {
+  WideDataset data(8, 4);
+  const auto norm = data.normalization();
+  // imgsz 4 of an 8 × 4 image: columns 2–5 exactly, no resampling.
+  const auto whole = make_classify_collate(data, evaluation(4, 1.0), norm, 0)({0}, 0).input[0][0];
+  const auto expected = torch::tensor({20, 30, 40, 50}, torch::kFloat32).view({1, 4}) +
+                        torch::arange(4, torch::kFloat32).view({4, 1});
+  CHECK(torch::allclose(whole, expected));
+  // crop_fraction 0.5: the centred 2 × 2 square, columns 3–4 and rows 1–2.
+  const auto half = make_classify_collate(data, evaluation(2, 0.5), norm, 0)({0}, 0).input[0][0];
+  CHECK(torch::allclose(half, torch::tensor({31.0f, 41.0f, 32.0f, 42.0f}).view({2, 2})));
+}
+
+TEST_CASE("random resized crops enlarge a random part of the image; scale 0 keeps the whole", "[data]") {
+  WideDataset data(16, 16);
+  const auto norm = data.normalization();
+  ClassifyAugment augment = augment_of(16, 0, 0.0, true);
+  const auto whole = make_classify_collate(data, augment, norm, 0)({0}, 0).input[0][0];
+  CHECK(torch::allclose(whole, make_classify_collate(data, evaluation(16, 1.0), norm, 0)({0}, 0).input[0][0]));
+  augment.scale = 0.6;
+  int changed = 0;
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    const auto cropped = make_classify_collate(data, augment, norm, seed)({0}, 0).input[0][0];
+    if (torch::allclose(cropped, whole)) continue;
+    ++changed;
+    // Enlarging part of a horizontal ramp of step 10 gives a ramp of smaller steps.
+    const double step = (cropped.select(1, 15) - cropped.select(1, 0)).mean().item<double>() / 15;
+    CHECK(step <= 10.05);  // OpenCV resizes 8-bit images in fixed point
+    CHECK(step > 10.0 * std::sqrt(0.4 * 0.75) * 0.9);
+  }
+  CHECK(changed >= 8);
+}
+
+TEST_CASE("random erasing blanks one rectangle to the dataset mean", "[data]") {
+  PatternDataset data(20, 32, 1);
+  const Normalization centred{{0.5}, {0.5}};  // no pattern pixel normalises to exactly 0
+  ClassifyAugment augment = augment_of(32, 0, 0.0, true);
+  std::vector<size_t> indices(20);
+  std::iota(indices.begin(), indices.end(), 0);
+  CHECK_FALSE(make_classify_collate(data, augment, centred, 5)(indices, 0).input.eq(0).any().item<bool>());
+  augment.erasing = 1.0;
+  const auto erased = make_classify_collate(data, augment, centred, 5)(indices, 0).input;
+  for (int64_t b = 0; b < 20; ++b) {
+    const auto zero = erased[b][0].eq(0);
+    const auto rows = zero.any(1).nonzero().flatten(), cols = zero.any(0).nonzero().flatten();
+    REQUIRE(rows.numel() > 0);
+    const int64_t height = rows.numel(), width = cols.numel();
+    // The zeros fill exactly the bounding box of one rectangle of 2–33 % of the sample.
+    CHECK(zero.sum().item<int64_t>() == height * width);
+    CHECK(rows[-1].item<int64_t>() - rows[0].item<int64_t>() + 1 == height);
+    CHECK(double(height * width) / (32 * 32) >= 0.015);
+    CHECK(double(height * width) / (32 * 32) <= 0.36);
+  }
 }

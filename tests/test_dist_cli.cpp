@@ -18,8 +18,11 @@ using Clock = std::chrono::steady_clock;
 
 // ResNet18 with GroupNorm (no batch statistics), threads=1 per rank. 40 images: batch 8 gives 5
 // micro-batches, so rank 1 pads its third slot; batch 16 gives 16 + 16 + 8. Two updates per epoch.
+// scale=0: the tolerance below holds for these inputs (6.8e-7 measured); with random resized crops
+// of the 16-px noise squares it was 1.9e-5. The worst tensors are then GroupNorm biases within
+// ~1e-3 of zero, where a few 1e-6 of float noise from another summation order is a large share.
 std::string recipe(const TempDir& dir, const std::string& name) {
-  return "data=" + dir.file("data") + " imgsz=16 norm=gn accumulate=2 workers=1 threads=1 optimizer=sgd lr0=0.02 "
+  return "data=" + dir.file("data") + " scale=0 imgsz=16 norm=gn accumulate=2 workers=1 threads=1 optimizer=sgd lr0=0.02 "
          "warmup_updates=1 plots=false exist_ok save_period=1 project=" + dir.file("runs") + " name=" + name;
 }
 

@@ -91,7 +91,10 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"optimizer=adam"}), Catch::Contains("sgd, adamw"));
   CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
   CHECK_THAT(error_of(std::nullopt, {"accumulate=0"}), Catch::Contains("'accumulate'"));
-  CHECK_THAT(error_of(std::nullopt, {"fraction=0"}), Catch::Contains("'fraction'"));
+  CHECK_THAT(error_of(std::nullopt, {"fraction=0"}),
+             Catch::Contains("override 'fraction=0'") && Catch::Contains("(0, 1]"));
+  CHECK_THAT(error_of(std::nullopt, {"crop_fraction=0"}), Catch::Contains("'crop_fraction'") && Catch::Contains("(0, 1]"));
+  CHECK_THAT(error_of(std::nullopt, {"erasing=1.5"}), Catch::Contains("'erasing'") && Catch::Contains("[0, 1]"));
   CHECK_THAT(error_of(std::nullopt, {"save_period=0"}), Catch::Contains("'save_period'"));
   CHECK_THAT(error_of(std::nullopt, {"lr_scale=fast"}), Catch::Contains("'lr_scale'"));
   CHECK_THAT(error_of(std::nullopt, {"batch"}), Catch::Contains("needs a value"));

@@ -87,9 +87,6 @@ void apply_override(Settings& settings, const std::string& argument) {
 
 // Checks that involve more than one key, after every source has been applied.
 void validate(const Settings& settings) {
-  if (!(settings.fraction > 0.0)) {
-    throw UserError("key 'fraction' must be in (0, 1], got " + std::to_string(settings.fraction));
-  }
   if (!settings.batch_ratio.empty() && settings.batch_ratio.size() != settings.select_data.size()) {
     throw UserError("key 'batch_ratio' has " + std::to_string(settings.batch_ratio.size()) +
                     " value(s) but 'select_data' names " + std::to_string(settings.select_data.size()) + " folder(s)");

@@ -40,14 +40,14 @@ int64_t parse_int(const std::string& key, const RecipeValue& value, int64_t min,
 }
 
 double parse_double(const std::string& key, const RecipeValue& value, double min, double max,
-                    bool max_inclusive = true) {
+                    bool max_inclusive = true, bool min_inclusive = true) {
   std::ostringstream range;
-  range << "a number in [" << min << ", " << max << (max_inclusive ? "]" : ")");
+  range << "a number in " << (min_inclusive ? "[" : "(") << min << ", " << max << (max_inclusive ? "]" : ")");
   if (value.is_null || value.text.empty()) fail(key, value, range.str());
   errno = 0;
   char* end = nullptr;
   const double parsed = std::strtod(value.text.c_str(), &end);
-  const bool in_range = parsed >= min && (max_inclusive ? parsed <= max : parsed < max);
+  const bool in_range = (min_inclusive ? parsed >= min : parsed > min) && (max_inclusive ? parsed <= max : parsed < max);
   if (errno != 0 || *end != '\0' || !std::isfinite(parsed) || !in_range) fail(key, value, range.str());
   return parsed;
 }
@@ -132,10 +132,10 @@ RecipeKey optional_int_key(std::string name, std::optional<int64_t> Settings::*f
 }
 
 RecipeKey double_key(std::string name, double Settings::*field, double min, double max,
-                     bool max_inclusive = true) {
+                     bool max_inclusive = true, bool min_inclusive = true) {
   return {name, false,
           [=](Settings& s, const RecipeValue& v) {
-            s.*field = parse_double(name, v, min, max, max_inclusive);
+            s.*field = parse_double(name, v, min, max, max_inclusive, min_inclusive);
           },
           [=](const Settings& s) { return show_double(s.*field); }};
 }
@@ -262,12 +262,18 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(optional_int_key("accumulate", &Settings::accumulate, 1, "auto"));
   keys.push_back(int_key("nbs", &Settings::nbs, 1));
   keys.push_back(optional_int_key("imgsz", &Settings::imgsz, 8, "auto"));
-  keys.push_back(double_key("fraction", &Settings::fraction, 0.0, 1.0));
+  keys.push_back(double_key("fraction", &Settings::fraction, 0.0, 1.0, true, false));
 
   keys.push_back(int_key("workers", &Settings::workers, 0, 64));
   keys.push_back(int_key("prefetch", &Settings::prefetch, 1, 1024));
   keys.push_back(double_key("fliplr", &Settings::fliplr, 0.0, 1.0));
   keys.push_back(int_key("crop_pad", &Settings::crop_pad, 0, 1024));
+  keys.push_back(double_key("erasing", &Settings::erasing, 0.0, 1.0));
+  keys.push_back(double_key("crop_fraction", &Settings::crop_fraction, 0.0, 1.0, true, false));
+  keys.push_back(double_key("mixup_alpha", &Settings::mixup_alpha, 0.0, 100.0));
+  keys.push_back(double_key("cutmix_alpha", &Settings::cutmix_alpha, 0.0, 100.0));
+  keys.push_back(double_key("mixup_prob", &Settings::mixup_prob, 0.0, 1.0));
+  keys.push_back(double_key("mixup_switch_prob", &Settings::mixup_switch_prob, 0.0, 1.0));
   keys.push_back(double_key("max_bad_fraction", &Settings::max_bad_fraction, 0.0, 1.0));
 
   keys.push_back({"device", false,

@@ -51,6 +51,12 @@ struct Settings {
   int64_t prefetch = 4;                      ///< batches decoded ahead, >= 1
   double fliplr = 0.5;                       ///< horizontal flip probability, [0, 1]
   int64_t crop_pad = 4;                      ///< pad-then-random-crop margin in pixels, >= 0
+  double erasing = 0.0;                      ///< classification training: random erasing probability, [0, 1]
+  double crop_fraction = 1.0;                ///< classification evaluation: centre crop's share of the shorter side, (0, 1]
+  double mixup_alpha = 0.0;                  ///< classification training: MixUp's Beta(alpha, alpha); 0 = off
+  double cutmix_alpha = 0.0;                 ///< classification training: CutMix's Beta(alpha, alpha); 0 = off
+  double mixup_prob = 1.0;                   ///< share of batches mixed when either alpha is on, [0, 1]
+  double mixup_switch_prob = 0.5;            ///< with both on: share of mixed batches that use CutMix, [0, 1]
   double max_bad_fraction = 0.01;            ///< unreadable images tolerated before failing, [0, 1]
 
   // --- hardware
@@ -119,7 +125,7 @@ struct Settings {
   int64_t close_mosaic = 10;                 ///< epochs at the end trained without mosaic, >= 0
   double degrees = 0.0;                      ///< rotation drawn from +-degrees, [0, 180] (OCR too)
   double translate = 0.1;                    ///< translation drawn from +-translate of imgsz, [0, 1]
-  double scale = 0.5;                        ///< scale gain drawn from 1 +- scale, [0, 1)
+  double scale = 0.5;                        ///< scale gain drawn from 1 +- scale, [0, 1) (classification: random resized crop of [1 - scale, 1] of the area)
   double shear = 0.0;                        ///< shear drawn from +-shear degrees, [0, 90) (OCR: slant)
   double perspective = 0.0;                  ///< perspective coefficients, [0, 0.001]
   double hsv_h = 0.015;                      ///< hue gain, [0, 1]

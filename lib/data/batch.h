@@ -8,8 +8,9 @@ namespace trainer {
 
 struct Batch {
   torch::Tensor input;           ///< float32 [B, C, H, W], normalised
-  torch::Tensor target;          ///< int64 [B] class indices, int64 [B, L] padded label sequences, or
-                                 ///< float32 [B, R, 5] detection rows (class, cx, cy, w, h)
+  torch::Tensor target;          ///< int64 [B] class indices, float32 [B, classes] class probabilities
+                                 ///< (mixed classification batches), int64 [B, L] padded label
+                                 ///< sequences, or float32 [B, R, 5] detection rows (class, cx, cy, w, h)
   int64_t size = 0;              ///< B; kept apart so a short last batch needs no tensor inspection
   torch::Tensor target_lengths;  ///< int64 [B] used lengths of a sequence target; undefined otherwise
   int64_t dropped_boxes = 0;     ///< detection: objects left out because an image had more than target's rows

@@ -1,26 +1,44 @@
 #include "data/classify_transform.h"
 
-#include <opencv2/imgproc.hpp>
+#include <algorithm>
 
+#include "data/classify_crop.h"
+#include "data/resize_image.h"
 #include "data/rng.h"
 
 namespace trainer {
 namespace {
 
+// One training sample's pad offset and flip. They are drawn first, so turning scale or erasing
+// on leaves every sample's offset and flip as they were.
 struct Placement {
   int64_t dx = 0, dy = 0;  // crop offset from the unpadded origin, in [-crop_pad, crop_pad]
   bool flip = false;
 };
 
-Placement draw_placement(const ClassifyAugment& augment, uint64_t seed, int64_t epoch, size_t index) {
+Placement draw_placement(const ClassifyAugment& augment, SplitMix64& rng) {
   Placement placement;
   if (!augment.train) return placement;
-  SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
   const uint64_t span = uint64_t(2 * augment.crop_pad + 1);
   placement.dx = int64_t(rng.below(span)) - augment.crop_pad;
   placement.dy = int64_t(rng.below(span)) - augment.crop_pad;
   placement.flip = rng.uniform() < augment.fliplr;
   return placement;
+}
+
+cv::Rect source_region(const ClassifyAugment& augment, cv::Size image, SplitMix64& rng) {
+  if (!augment.train) return centre_crop(image, augment.crop_fraction);
+  if (augment.scale > 0) return random_resized_crop(image, 1.0 - augment.scale, rng);
+  return centre_crop(image, 1.0);
+}
+
+// Zero after normalisation: the dataset's mean colour.
+void erase(const cv::Rect& box, int64_t side, int64_t channels, float* out) {
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t y = box.y; y < box.y + box.height; ++y) {
+      std::fill_n(out + c * side * side + y * side + box.x, box.width, 0.0f);
+    }
+  }
 }
 
 // Writes one HWC uint8 image into CHW float planes in a single pass: crop, flip, scale and
@@ -48,7 +66,9 @@ void write_sample(const cv::Mat& image, const Placement& placement, const std::v
 Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment augment,
                                       Normalization norm, uint64_t seed) {
   const int64_t channels = data.channels();
-  TORCH_INTERNAL_ASSERT(augment.imgsz >= 1 && augment.crop_pad >= 0, "bad ClassifyAugment");
+  TORCH_INTERNAL_ASSERT(augment.imgsz >= 1 && augment.crop_pad >= 0 && augment.scale >= 0 && augment.scale < 1 &&
+                            augment.crop_fraction > 0 && augment.crop_fraction <= 1,
+                        "bad ClassifyAugment");
   TORCH_INTERNAL_ASSERT(norm.mean.size() == size_t(channels) && norm.std.size() == size_t(channels),
                         "normalisation has ", norm.mean.size(), " channels, data has ", channels);
   // (p / 255 - mean) / std as one multiply-add per pixel.
@@ -68,15 +88,22 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
     int64_t* target = batch.target.data_ptr<int64_t>();
     for (int64_t b = 0; b < count; ++b) {
       const size_t index = indices[size_t(b)];
-      cv::Mat image = data.image(index);
+      const cv::Mat image = data.image(index);
       TORCH_INTERNAL_ASSERT(image.depth() == CV_8U && image.channels() == channels,
                             "dataset image ", index, " breaks the ImageDataset contract");
-      if (image.rows != side || image.cols != side) {
-        cv::resize(image, image, cv::Size(int(side), int(side)), 0, 0, cv::INTER_LINEAR);
+      SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
+      const Placement placement = draw_placement(augment, rng);
+      const cv::Mat sample = resize_to(image(source_region(augment, image.size(), rng)), cv::Size(int(side), int(side)));
+      float* out = input + b * channels * side * side;
+      write_sample(sample, placement, scale, offset, out);
+      if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {
+        erase(random_erasing_box(side, rng), side, channels, out);
       }
-      write_sample(image, draw_placement(augment, seed, epoch, index), scale, offset,
-                   input + b * channels * side * side);
       target[b] = data.label(index);
+    }
+    if (augment.train && augment.mix.enabled()) {
+      SplitMix64 rng(derive_seed(seed, RngStream::batch_mix, {uint64_t(epoch), uint64_t(indices.front())}));
+      mix_batch(batch, augment.mix, rng);
     }
     return batch;
   };

@@ -1,5 +1,6 @@
 // The classification collate step: decode, resize, augment, normalise and stack a batch.
 #pragma once
+#include "data/batch_mix.h"
 #include "data/image_dataset.h"
 #include "data/loader.h"
 
@@ -8,16 +9,25 @@
 namespace trainer {
 
 struct ClassifyAugment {
-  int64_t imgsz;         ///< output side; images of another size are resized (bilinear) first
-  int64_t crop_pad = 4;  ///< train: pad by this much, then crop imgsz back at a random offset
-  double fliplr = 0.5;   ///< train: horizontal flip probability
-  bool train = true;     ///< false: resize and normalise only
+  int64_t imgsz;             ///< output side: a region of each image (below) is resized to it
+  int64_t crop_pad = 4;      ///< train: pad by this much, then crop imgsz back at a random offset
+  double fliplr = 0.5;       ///< train: horizontal flip probability
+  bool train = true;         ///< false: centre crop, resize and normalise only
+  double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = whole image
+  double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
+  double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
+  BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
 };
 
+// The region: in training the random resized crop when scale > 0, else the largest centred
+// square; in evaluation the centred square of crop_fraction. Shrinking averages pixels (area
+// interpolation), enlarging is bilinear.
 // The padding is black (pixel 0), not reflected: for Fashion-MNIST-like data on a black
 // background it reads as a plain shift, where reflection would mirror garment edges into view.
-// Each sample's crop and flip come from a generator seeded by (seed, epoch, dataset index), so a
-// batch is bit-identical for any worker count. `data` must outlive the returned function.
+// Erasing writes 0 after normalisation, the dataset's mean colour, as torchvision does.
+// Each sample's draws come from a generator seeded by (seed, epoch, dataset index), and the
+// batch's mixing from one seeded by (seed, epoch, its first index), so a batch is bit-identical
+// for any worker count. `data` must outlive the returned function.
 Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment augment,
                                       Normalization norm, uint64_t seed);
 

@@ -5,18 +5,10 @@
 #include <array>
 #include <cmath>
 
+#include "data/resize_image.h"
+
 namespace trainer {
 namespace {
-
-// Area averaging when shrinking avoids aliasing; bilinear when enlarging. Both map pixel
-// centres the way PixelBox scaling does.
-cv::Mat resize_to(const cv::Mat& image, cv::Size size) {
-  if (image.size() == size) return image;
-  cv::Mat resized;
-  const bool shrinking = size.width < image.cols && size.height < image.rows;
-  cv::resize(image, resized, size, 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
-  return resized;
-}
 
 std::vector<PixelBox> scaled(const std::vector<PixelBox>& boxes, double sx, double sy, double dx, double dy) {
   std::vector<PixelBox> out;

@@ -42,17 +42,25 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
   augment.crop_pad = settings_.crop_pad;
   augment.fliplr = settings_.fliplr;
   augment.train = true;
+  augment.scale = settings_.scale;
+  augment.erasing = settings_.erasing;
+  augment.mix = {settings_.mixup_alpha, settings_.cutmix_alpha, settings_.mixup_prob, settings_.mixup_switch_prob,
+                 settings_.label_smoothing, classes()};
   return make_classify_collate(*train_, augment, normalization_, seed);
 }
 
 LossOutput ClassifyTask::loss(const Batch& batch) {
-  const torch::Tensor logits = model_->forward(batch.input);
+  const torch::Tensor logits = model_->forward(batch.input).to(torch::kFloat);
   // Summed, in fp32 even under autocast: the engine divides by the samples of the whole group.
   // Validation keeps the plain loss (as timm does), so its figure compares across smoothings.
-  const torch::Tensor total = torch::nn::functional::cross_entropy(
-      logits.to(torch::kFloat), batch.target,
-      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(
-          settings_.label_smoothing));
+  // Mixed batches carry class probabilities with the smoothing already folded in.
+  const torch::Tensor total =
+      batch.target.is_floating_point()
+          ? -(batch.target * torch::log_softmax(logits, 1)).sum()
+          : torch::nn::functional::cross_entropy(
+                logits, batch.target,
+                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(
+                    settings_.label_smoothing));
   return {total, total.detach().reshape({1})};
 }
 
@@ -62,6 +70,7 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
   augment.crop_pad = 0;
   augment.fliplr = 0;
   augment.train = false;
+  augment.crop_fraction = settings_.crop_fraction;
   return augment;
 }
 
