@@ -8,8 +8,8 @@ namespace {
 
 constexpr int kAttempts = 10;
 
-// A width × height box of about `area` pixels with width/height = e^(log aspect), drawn
-// log-uniformly so that 3/4 and 4/3 are equally likely.
+// A box of about `area` pixels whose width/height is drawn log-uniformly, so that an aspect and
+// its inverse (3/4 and 4/3) are equally likely.
 cv::Size draw_box(double area, double min_aspect, double max_aspect, SplitMix64& rng) {
   const double aspect = std::exp(rng.uniform(std::log(min_aspect), std::log(max_aspect)));
   return {int(std::lround(std::sqrt(area * aspect))), int(std::lround(std::sqrt(area / aspect)))};

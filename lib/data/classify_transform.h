@@ -13,7 +13,7 @@ struct ClassifyAugment {
   int64_t crop_pad = 4;      ///< train: pad by this much, then crop imgsz back at a random offset
   double fliplr = 0.5;       ///< train: horizontal flip probability
   bool train = true;         ///< false: centre crop, resize and normalise only
-  double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = whole image
+  double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = centred square
   double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
   double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
   BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
