@@ -278,6 +278,50 @@ TEST_CASE("measuring the candidates leaves no trace in the training that follows
   CHECK(identical(state_dict(reference->model()), state_dict(tuned->model())));
 }
 
+// A channels-last fault like LibTorch 2.6's on the CPU (docs/training.md, "Known problem"): the
+// smoke task's loss comes out 1.5 times too large while its model has the channels-last layout.
+// A 2 x 2 x 2 x 2 buffer shows the layout; the smoke net's one-channel tensors look alike in both.
+struct ChannelsLastFaultTask : SmokeTask {
+  ChannelsLastFaultTask(int64_t samples, uint64_t seed) : SmokeTask(samples, seed) {
+    layout_witness = model().register_buffer("layout_witness", torch::zeros({2, 2, 2, 2}));
+  }
+  LossOutput loss(const Batch& batch) override {
+    LossOutput output = SmokeTask::loss(batch);
+    if (!layout_witness.is_contiguous()) {
+      output.total = output.total * 1.5;
+      output.parts = output.parts * 1.5;
+    }
+    return output;
+  }
+  torch::Tensor layout_witness;
+};
+
+TEST_CASE("max-autotune leaves out a configuration that computes other numbers, however fast", "[compile]") {
+  TempDir dir("compile-fault");
+  const Settings settings = load_settings(
+      std::nullopt, {"device=cpu", "workers=0", "batch=8", "accumulate=2", "compile=max-autotune",
+                     "compile_cache_dir=" + dir.file("cache")});
+  const ResolvedExecution resolved = resolve_execution(CompileMode::max_autotune, torch::kCPU, false, true);
+  REQUIRE(resolved.candidates.size() == 2);
+  REQUIRE(resolved.candidates[1].channels_last);
+  SECTION("a faulty layout") {
+    ChannelsLastFaultTask task(64, 3);
+    const TrainingPlan plan = plan_for(settings, task);
+    CapturedLog log;
+    const ExecutionConfig chosen = autotune_execution(task, settings, plan, resolved.candidates, single_process());
+    CHECK_FALSE(chosen.channels_last);
+    CHECK(count_lines(log.text(), "max-autotune: leaving out channels-last") == 1);
+    CHECK(task.layout_witness.is_contiguous());  // the model is back as it was
+  }
+  SECTION("a sound one computes alike and stays a candidate") {
+    SmokeTask task(64, 3);
+    const TrainingPlan plan = plan_for(settings, task);
+    CapturedLog log;
+    autotune_execution(task, settings, plan, resolved.candidates, single_process());
+    CHECK(count_lines(log.text(), "leaving out") == 0);
+  }
+}
+
 TEST_CASE("trainer plan --probe times every compile mode and recommends one", "[compile][cli]") {
   TempDir dir("compile-plan");
   write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});

@@ -138,8 +138,18 @@ ExecutionConfig autotune_execution(Task& task, const Settings& settings, const T
   spdlog::info("max-autotune: measuring {} candidates over the first updates", candidates.size());
   const std::vector<ProbeMeasurement> measurements =
       probe_in_turns(task, settings, plan, candidates, batches, kTimedUpdates);
+  const double tolerance = same_numbers_tolerance(plan.amp_dtype.has_value());
   size_t fastest = 0;
   for (size_t i = 1; i < candidates.size(); ++i) {
+    if (!computes_alike(measurements[i], measurements.front(), tolerance)) {
+      spdlog::warn("max-autotune: leaving out {}: its first update gives loss {:.6g} and gradient norm {:.6g} "
+                   "where {} gives {:.6g} and {:.6g}, more than rounding explains (LibTorch {}; "
+                   "docs/training.md, \"Known problem\")",
+                   candidates[i].describe(), measurements[i].first_update_loss,
+                   measurements[i].first_update_grad_norm, candidates.front().describe(),
+                   measurements.front().first_update_loss, measurements.front().first_update_grad_norm, TORCH_VERSION);
+      continue;
+    }
     if (clearly_faster(measurements[i].seconds_per_update, measurements[fastest].seconds_per_update)) fastest = i;
   }
   const double chosen = collective.all_reduce(

@@ -1,6 +1,8 @@
 #include "engine/execution_probe.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +102,8 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
                          {plan.device, plan.amp_dtype, settings.grad_clip, config, settings.compile_cache_limit,
                           plan.micro_batch});
 
+  ProbeMeasurement measurement;
+  measurement.config = config;
   size_t next = 0;
   int64_t samples = 0;
   // `parts` (the first update only): the time of each micro-step and of the update, each waited
@@ -108,7 +112,9 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
     auto mark = Clock::now();
     const auto lap = [&] {
       if (parts == nullptr) return;
-      executor->read_stats();
+      const StepStats stats = executor->read_stats();
+      for (const double loss : stats.loss_sums) measurement.first_update_loss += loss;
+      if (stats.updates > 0) measurement.first_update_grad_norm = stats.grad_norm;
       const auto now = Clock::now();
       parts->push_back(std::chrono::duration<double>(now - mark).count());
       mark = now;
@@ -122,8 +128,6 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
     executor->update();
     lap();
   };
-  ProbeMeasurement measurement;
-  measurement.config = config;
   reset_peak_memory(plan.device);
   const auto start = Clock::now();
   run_update(&measurement.first_update_parts);
@@ -144,6 +148,21 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
 
 bool clearly_faster(double seconds, double best) { return seconds < best * (1 - kClearlyFasterGain); }
 
+double same_numbers_tolerance(bool mixed_precision) { return mixed_precision ? 0.05 : 1e-3; }
+
+bool computes_alike(const ProbeMeasurement& measured, const ProbeMeasurement& reference, double tolerance) {
+  const auto close = [tolerance](double a, double b) {
+    return std::abs(a - b) <= tolerance * std::max({std::abs(a), std::abs(b), 1e-12});
+  };
+  const double loss = measured.first_update_loss, reference_loss = reference.first_update_loss;
+  const bool loss_alike = !std::isfinite(reference_loss) || (std::isfinite(loss) && close(loss, reference_loss));
+  // An fp16 update whose loss-scaled gradients overflowed has an infinite norm in one
+  // configuration and maybe not in another; only finite norms are compared.
+  const double norm = measured.first_update_grad_norm, reference_norm = reference.first_update_grad_norm;
+  const bool norm_alike = !std::isfinite(norm) || !std::isfinite(reference_norm) || close(norm, reference_norm);
+  return loss_alike && norm_alike;
+}
+
 std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& settings, const TrainingPlan& plan,
                                              const std::vector<ExecutionConfig>& configs,
                                              const std::vector<Batch>& batches, int64_t timed_updates,
@@ -154,9 +173,10 @@ std::vector<ProbeMeasurement> probe_in_turns(Task& task, const Settings& setting
       spdlog::info("probing {} ({} of {}, round {} of {}: {} updates)", configs[i].describe(), i + 1, configs.size(),
                    round + 1, rounds, timed_updates + 1);
       const ProbeMeasurement measured = probe_execution(task, settings, plan, configs[i], batches, timed_updates);
-      spdlog::info("probed {}: {:.4f} s/update, first update {:.2f} s ({})", configs[i].describe(),
-                   measured.seconds_per_update, measured.first_update_seconds,
-                   first_update_text(measured.first_update_parts));
+      spdlog::info("probed {}: {:.4f} s/update, first update {:.2f} s ({}; loss {:.6g}, grad norm {:.6g})",
+                   configs[i].describe(), measured.seconds_per_update, measured.first_update_seconds,
+                   first_update_text(measured.first_update_parts), measured.first_update_loss,
+                   measured.first_update_grad_norm);
       if (round == 0 || measured.seconds_per_update < best[i].seconds_per_update) {
         ProbeMeasurement kept = measured;
         if (round > 0) {

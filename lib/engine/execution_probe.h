@@ -21,6 +21,10 @@ struct ProbeMeasurement {
   double seconds_per_update = 0;     ///< mean over the timed updates after it
   double images_per_second = 0;      ///< micro-batch samples of the timed updates per second
   double peak_memory_mb = 0;         ///< device memory on CUDA, the process's resident set on CPU
+  /// The first update's summed loss and pre-clip gradient norm: every configuration starts from the
+  /// same weights and batches, so these differ only by rounding unless a kernel computes wrongly.
+  double first_update_loss = 0;
+  double first_update_grad_norm = 0;
 };
 
 // The share of time a less simple configuration must save to be preferred: candidates come
@@ -29,6 +33,17 @@ constexpr double kClearlyFasterGain = 0.03;
 
 // Whether `seconds` beats `best` by at least kClearlyFasterGain.
 bool clearly_faster(double seconds, double best);
+
+// How far (relative) a configuration's first-update loss and gradient norm may lie from the
+// reference's. Another layout moves them by rounding: 1e-5 in fp32, up to 1.5 % of the gradient
+// norm under bf16 autocast (ResNet18, demo recipe). The channels-last convolutions LibTorch 2.6
+// computes wrongly on the CPU moved an fp32 ResNet18's loss by 0.3 % and its gradient norm by 7 %
+// (64-px inputs), so in fp32 far smaller faults are caught than under autocast.
+double same_numbers_tolerance(bool mixed_precision);
+
+// Whether `measured` computed what `reference` did in its first update, within `tolerance`: a
+// configuration that computes wrongly must not win on speed.
+bool computes_alike(const ProbeMeasurement& measured, const ProbeMeasurement& reference, double tolerance);
 
 // The first micro-batches of epoch 0 as training draws them, on the plan's device.
 std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,

@@ -41,6 +41,7 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
   const std::vector<Batch> batches = probe_batches(task, settings, plan, plan.accumulate * (timed_updates + 1));
   const std::vector<ProbeMeasurement> measured = probe_in_turns(task, settings, plan, configs, batches, timed_updates);
 
+  const double tolerance = same_numbers_tolerance(plan.amp_dtype.has_value());
   ModeComparison comparison;
   for (size_t m = 0; m < modes.size(); ++m) {
     ModeProbe probe;
@@ -59,6 +60,10 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
         const ProbeMeasurement& candidate_measurement = measured[index_of(candidate)];
         timings += fmt::format("{}{} {:.4f}", timings.empty() ? "" : ", ", candidate.describe(),
                                candidate_measurement.seconds_per_update);
+        if (!computes_alike(candidate_measurement, measured.front(), tolerance)) {
+          timings += " (computes other numbers: left out)";
+          continue;
+        }
         if (probe.measurement.seconds_per_update == 0 ||
             clearly_faster(candidate_measurement.seconds_per_update, probe.measurement.seconds_per_update)) {
           probe.measurement = candidate_measurement;
@@ -74,6 +79,7 @@ ModeComparison compare_compile_modes(Task& task, const Settings& settings, const
   const ModeProbe* best = nullptr;
   for (const ModeProbe& probe : comparison.modes) {
     if (memory_limit > 0 && probe.measurement.peak_memory_mb > memory_limit) continue;
+    if (!computes_alike(probe.measurement, measured.front(), tolerance)) continue;
     if (!best || clearly_faster(probe.measurement.seconds_per_update, best->measurement.seconds_per_update)) {
       best = &probe;
     }
