@@ -4,23 +4,23 @@
 #include <cmath>
 #include <utility>
 
+#include <opencv2/core.hpp>
+
 #include "data/beta_draw.h"
 
 namespace trainer {
 namespace {
 
-struct Box {
-  int64_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;
-  int64_t area() const { return (y1 - y0) * (x1 - x0); }
-};
-
 // A box of (1 - weight) of the image's area around a uniform centre, clipped to the image.
-Box cutmix_box(int64_t height, int64_t width, double weight, SplitMix64& rng) {
+cv::Rect cutmix_box(int64_t height, int64_t width, double weight, SplitMix64& rng) {
   const double side = std::sqrt(1.0 - weight);
   const auto cut_h = int64_t(double(height) * side), cut_w = int64_t(double(width) * side);
   const auto cy = int64_t(rng.below(uint64_t(height))), cx = int64_t(rng.below(uint64_t(width)));
-  return {std::clamp<int64_t>(cy - cut_h / 2, 0, height), std::clamp<int64_t>(cy + cut_h / 2, 0, height),
-          std::clamp<int64_t>(cx - cut_w / 2, 0, width), std::clamp<int64_t>(cx + cut_w / 2, 0, width)};
+  const cv::Point top_left(int(std::clamp<int64_t>(cx - cut_w / 2, 0, width)),
+                           int(std::clamp<int64_t>(cy - cut_h / 2, 0, height)));
+  const cv::Point bottom_right(int(std::clamp<int64_t>(cx + cut_w / 2, 0, width)),
+                               int(std::clamp<int64_t>(cy + cut_h / 2, 0, height)));
+  return {top_left, bottom_right};
 }
 
 void blend_pair(float* a, float* b, int64_t count, float weight) {
@@ -31,11 +31,11 @@ void blend_pair(float* a, float* b, int64_t count, float weight) {
   }
 }
 
-void swap_box(float* a, float* b, int64_t channels, int64_t height, int64_t width, const Box& box) {
+void swap_box(float* a, float* b, int64_t channels, int64_t height, int64_t width, const cv::Rect& box) {
   for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t y = box.y0; y < box.y1; ++y) {
-      const int64_t row = (c * height + y) * width;
-      std::swap_ranges(a + row + box.x0, a + row + box.x1, b + row + box.x0);
+    for (int64_t y = box.y; y < box.y + box.height; ++y) {
+      const int64_t row = (c * height + y) * width + box.x;
+      std::swap_ranges(a + row, a + row + box.width, b + row);
     }
   }
 }
@@ -54,7 +54,7 @@ void mix_batch(Batch& batch, const BatchMix& mix, SplitMix64& rng) {
     weight = symmetric_beta_draw(cutmix ? mix.cutmix_alpha : mix.mixup_alpha, rng);
     float* input = batch.input.data_ptr<float>();
     if (cutmix) {
-      const Box box = cutmix_box(height, width, weight, rng);
+      const cv::Rect box = cutmix_box(height, width, weight, rng);
       weight = 1.0 - double(box.area()) / double(height * width);
       for (int64_t b = 0; b < count - 1 - b; ++b) {
         swap_box(input + b * sample, input + (count - 1 - b) * sample, channels, height, width, box);

@@ -8,9 +8,9 @@
 
 namespace trainer {
 
-// A region covering [min_area, 1] of the image's area with width/height in [3/4, 4/3], both drawn
-// log-uniformly in aspect; after 10 draws that do not fit, the centre crop of the image at the
-// nearest allowed aspect. min_area in (0, 1].
+// A region covering [min_area, 1] of the image's area (drawn uniformly) with width/height in
+// [3/4, 4/3] (drawn log-uniformly); after 10 draws that do not fit, the centred box of the
+// image at the nearest allowed aspect. min_area in (0, 1].
 cv::Rect random_resized_crop(cv::Size image, double min_area, SplitMix64& rng);
 
 // The centred square whose side is `fraction` of the image's shorter side (timm's crop_pct,
