@@ -1,5 +1,6 @@
-// ImageFolder on tiny trees written with cv::imwrite: class listing, colour handling, and the
-// corrupt-file policy (skip, count, warn; fail past max_bad_fraction).
+// ImageFolder on tiny trees written with cv::imwrite: class listing, colour handling, the
+// corrupt-file policy (skip, count, warn; fail past max_bad_fraction) and the scan cache; image
+// headers, EXIF orientation and reduced JPEG decoding.
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -7,6 +8,7 @@
 
 #include "data/image_folder.h"
 #include "data/open_dataset.h"
+#include "data/read_image.h"
 #include "idx_files.h"
 #include "test_helpers.h"
 #include "util/error.h"
@@ -35,6 +37,22 @@ void write_tree(const TempDir& root, const std::vector<std::string>& classes, in
 
 void write_garbage(const std::filesystem::path& path) {
   std::ofstream(path) << "this is not a PNG";
+}
+
+// A JPEG stored `stored` wide whose EXIF block says "turn a quarter clockwise" (orientation 6),
+// as cameras write portrait photographs. Its left half is white, so the turn shows.
+void write_turned_jpeg(const std::filesystem::path& path, cv::Size stored) {
+  cv::Mat image(stored, CV_8UC3, cv::Scalar(0, 0, 0));
+  image.colRange(0, stored.width / 2).setTo(cv::Scalar(255, 255, 255));
+  std::vector<uchar> jpeg;
+  cv::imencode(".jpg", image, jpeg);
+  // "Exif\0\0", a little-endian TIFF header, IFD0 with one entry: tag 0x0112, SHORT, 1 value, 6.
+  const std::vector<uchar> exif = {'E', 'x', 'i', 'f', 0, 0, 'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01,
+                                   3,   0,   1,   0,   0, 0, 6,   0,   0,  0, 0, 0, 0, 0};
+  std::vector<uchar> app1 = {0xFF, 0xE1, uchar((exif.size() + 2) >> 8), uchar((exif.size() + 2) & 0xFF)};
+  app1.insert(app1.end(), exif.begin(), exif.end());
+  jpeg.insert(jpeg.begin() + 2, app1.begin(), app1.end());  // right after the start-of-image marker
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
 }
 
 }  // namespace
@@ -129,4 +147,83 @@ TEST_CASE("open_classify_dataset picks IDX or ImageFolder by what the directory 
                     Contains("neither IDX files nor train/ and val/") && Contains("train-images-idx3-ubyte"));
   CHECK_THROWS_WITH(open_classify_dataset(neither / "missing", Split::train, 0.0),
                     Contains("is not a directory") && Contains("fashion-mnist"));
+}
+
+TEST_CASE("image headers give the decoded size, turned by a JPEG's EXIF orientation as decoding turns it", "[data]") {
+  TempDir dir;
+  cv::imwrite(dir / "plain.png", cv::Mat(20, 30, CV_8UC3, cv::Scalar(1, 2, 3)));
+  cv::imwrite(dir / "plain.jpg", cv::Mat(24, 40, CV_8UC1, cv::Scalar(9)));
+  cv::imwrite(dir / "plain.bmp", cv::Mat(5, 7, CV_8UC1, cv::Scalar(9)));
+  write_turned_jpeg(dir / "turned.jpg", cv::Size(40, 24));
+
+  const auto png = read_image_header(dir / "plain.png");
+  REQUIRE(png);
+  CHECK(png->size == cv::Size(30, 20));
+  CHECK_FALSE(png->jpeg);
+  const auto jpeg = read_image_header(dir / "plain.jpg");
+  REQUIRE(jpeg);
+  CHECK(jpeg->size == cv::Size(40, 24));
+  CHECK(jpeg->jpeg);
+  CHECK_FALSE(read_image_header(dir / "plain.bmp"));
+  CHECK(image_size(dir / "plain.bmp") == cv::Size(7, 5));
+  CHECK_THROWS_WITH(read_image_header(dir / "none.jpg"), Contains("none.jpg"));
+
+  const auto turned = read_image_header(dir / "turned.jpg");
+  REQUIRE(turned);
+  CHECK(turned->size == cv::Size(24, 40));
+  const cv::Mat upright = read_image(dir / "turned.jpg", 3);
+  CHECK(upright.size() == turned->size);
+  CHECK(upright.at<cv::Vec3b>(2, 12)[0] > 200);   // the white half is on top now
+  CHECK(upright.at<cv::Vec3b>(37, 12)[0] < 50);
+  // Reduced decoding: each side divided and rounded up, turned the same way.
+  CHECK(read_image(dir / "turned.jpg", 3, 4).size() == cv::Size(6, 10));
+  const cv::Mat eighth = read_image(dir / "turned.jpg", 1, 8);
+  CHECK(eighth.size() == cv::Size(3, 5));
+  CHECK(eighth.channels() == 1);
+}
+
+TEST_CASE("ImageFolder keeps its scan beside the split and reuses it only for the same files", "[data]") {
+  TempDir root;
+  write_tree(root, {"cat", "dog"}, 2, false);
+  cv::imwrite(root / "train/cat/photo.jpg", cv::Mat(48, 64, CV_8UC3, cv::Scalar(5, 6, 7)));
+  write_garbage(root.path() / "train/dog/broken.png");
+  const std::string dir = root.path().string();
+  const auto cache = root / "train.trainer-cache";
+
+  const ImageFolder scanned(dir, Split::train, 0.5);
+  CHECK_FALSE(scanned.from_cache());
+  CHECK(std::filesystem::exists(cache));
+  // cat: 0.bmp, 1.png, photo.jpg; dog: 0.bmp, 1.png (broken.png skipped).
+  REQUIRE(scanned.size() == 5);
+  CHECK(scanned.skipped() == 1);
+  CHECK(scanned.geometry(2).size == cv::Size(64, 48));
+  CHECK(scanned.geometry(2).max_reduction == 8);
+  CHECK(scanned.geometry(1).size == cv::Size(8, 8));
+  CHECK(scanned.geometry(1).max_reduction == 1);
+  CHECK(scanned.reduced_image(2, 8).size() == cv::Size(8, 6));
+
+  CapturedLog log;
+  const ImageFolder cached(dir, Split::train, 0.5);
+  CHECK(cached.from_cache());
+  CHECK_THAT(log.text(), Contains("broken.png"));
+  CHECK(cached.size() == 5);
+  CHECK(cached.skipped() == 1);
+  CHECK(cached.channels() == 3);
+  CHECK(cached.geometry(2).size == cv::Size(64, 48));
+  CHECK(cached.geometry(2).max_reduction == 8);
+
+  // Another file at the same path (another size on disk) makes the whole scan stale.
+  cv::imwrite(root / "train/cat/photo.jpg", cv::Mat(30, 20, CV_8UC3, cv::Scalar(90, 60, 30)));
+  const ImageFolder rescanned(dir, Split::train, 0.5);
+  CHECK_FALSE(rescanned.from_cache());
+  CHECK(rescanned.geometry(2).size == cv::Size(20, 30));
+  CHECK(ImageFolder(dir, Split::train, 0.5).from_cache());
+
+  // A damaged cache is ignored and rewritten; caching off neither reads nor writes it.
+  std::filesystem::resize_file(cache, std::filesystem::file_size(cache) - 3);
+  CHECK_FALSE(ImageFolder(dir, Split::train, 0.5).from_cache());
+  CHECK(ImageFolder(dir, Split::train, 0.5).from_cache());
+  std::filesystem::remove(cache);
+  CHECK_FALSE(ImageFolder(dir, Split::train, 0.5, 224, false).from_cache());
+  CHECK_FALSE(std::filesystem::exists(cache));
 }

@@ -1,6 +1,7 @@
 #include "data/classify_transform.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "data/classify_crop.h"
 #include "data/resize_image.h"
@@ -30,6 +31,33 @@ cv::Rect source_region(const ClassifyAugment& augment, cv::Size image, SplitMix6
   if (!augment.train) return centre_crop(image, augment.crop_fraction);
   if (augment.scale > 0) return random_resized_crop(image, 1.0 - augment.scale, rng);
   return centre_crop(image, 1.0);
+}
+
+// The sample's source region, decoded. Where the dataset knows an image's size before decoding
+// it, the region is drawn from that size and a JPEG is decoded at 1/2, 1/4 or 1/8 of each side
+// when the region stays at least `side` pixels in both directions: libjpeg scales in the DCT, far
+// cheaper than decoding a large photograph whole and shrinking it, and the region is shrunk to
+// `side` either way. The draws are the same as from the decoded image's own size.
+cv::Mat region_pixels(const ImageDataset& data, size_t index, const ClassifyAugment& augment, SplitMix64& rng) {
+  const ImageGeometry geometry = data.geometry(index);
+  if (geometry.size.empty()) {
+    const cv::Mat image = data.image(index);
+    return image(source_region(augment, image.size(), rng));
+  }
+  const cv::Rect region = source_region(augment, geometry.size, rng);
+  int reduction = 1;
+  while (reduction * 2 <= geometry.max_reduction &&
+         std::min(region.width, region.height) >= reduction * 2 * augment.imgsz) {
+    reduction *= 2;
+  }
+  const cv::Mat image = data.reduced_image(index, reduction);
+  // Edges round to the nearest reduced pixel, so they move by at most half of one (a region keeps
+  // at least `side` of them); the clip absorbs a file that changed size since the scan.
+  const double sx = double(image.cols) / geometry.size.width, sy = double(image.rows) / geometry.size.height;
+  const int x0 = int(std::lround(region.x * sx)), y0 = int(std::lround(region.y * sy));
+  const int x1 = int(std::lround(region.br().x * sx)), y1 = int(std::lround(region.br().y * sy));
+  const cv::Rect scaled = cv::Rect(x0, y0, x1 - x0, y1 - y0) & cv::Rect(0, 0, image.cols, image.rows);
+  return scaled.empty() ? image : image(scaled);
 }
 
 // Zero after normalisation: the dataset's mean colour.
@@ -88,12 +116,12 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
     int64_t* target = batch.target.data_ptr<int64_t>();
     for (int64_t b = 0; b < count; ++b) {
       const size_t index = indices[size_t(b)];
-      const cv::Mat image = data.image(index);
-      TORCH_INTERNAL_ASSERT(image.depth() == CV_8U && image.channels() == channels,
-                            "dataset image ", index, " breaks the ImageDataset contract");
       SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
       const Placement placement = draw_placement(augment, rng);
-      const cv::Mat sample = resize_to(image(source_region(augment, image.size(), rng)), cv::Size(int(side), int(side)));
+      const cv::Mat region = region_pixels(data, index, augment, rng);
+      TORCH_INTERNAL_ASSERT(region.depth() == CV_8U && region.channels() == channels,
+                            "dataset image ", index, " breaks the ImageDataset contract");
+      const cv::Mat sample = resize_to(region, cv::Size(int(side), int(side)));
       float* out = input + b * channels * side * side;
       write_sample(sample, placement, scale, offset, out);
       if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {

@@ -1,7 +1,5 @@
 #include "data/detect_dataset.h"
 
-#include <opencv2/imgcodecs.hpp>
-
 #include <filesystem>
 
 #include "data/label_cache.h"
@@ -24,14 +22,9 @@ std::string cache_path_for(const std::string& first_image) {
 ScannedImage scan(const LabelCacheKey& key, int64_t classes) {
   ScannedImage record;
   record.key = key;
-  cv::Mat image;
-  try {
-    // IMREAD_COLOR applies EXIF orientation, as read_image does, so the sizes agree.
-    image = cv::imread(key.image, cv::IMREAD_COLOR);
-  } catch (const cv::Exception&) {
-  }
-  record.width = image.cols;
-  record.height = image.rows;
+  const CheckedImage checked = check_image(key.image);
+  record.width = checked.channels ? checked.size.width : 0;
+  record.height = checked.channels ? checked.size.height : 0;
   record.labels = parse_label_file(label_path_for(key.image), classes);
   return record;
 }

@@ -1,6 +1,7 @@
 // The classification source interface: what the collate step needs from any labelled image set,
 // whether it lives in memory (IDX) or on disk (ImageFolder).
 #pragma once
+#include <c10/util/Exception.h>
 #include <opencv2/core.hpp>
 
 #include <cstdint>
@@ -16,6 +17,12 @@ struct Normalization {
   std::vector<double> mean, std;
 };
 
+// What decoding an image gives, known before decoding it.
+struct ImageGeometry {
+  cv::Size size;          ///< image(i)'s size; empty where only decoding tells
+  int max_reduction = 1;  ///< the largest factor (1, 2, 4 or 8) reduced_image shrinks it by cheaply
+};
+
 // Loader threads call the const methods concurrently, so implementations keep them thread-safe.
 class ImageDataset {
  public:
@@ -25,6 +32,13 @@ class ImageDataset {
   // uint8 with exactly channels() channels (RGB order when 3), at the file's own size.
   // Throws UserError naming the file when it cannot be read.
   virtual cv::Mat image(size_t i) const = 0;
+  virtual ImageGeometry geometry(size_t i) const { return {}; }
+  // image(i) at 1/reduction of each side (rounded up), decoded at that size rather than shrunk
+  // afterwards (a JPEG's DCT scaling); reduction is at most geometry(i).max_reduction.
+  virtual cv::Mat reduced_image(size_t i, int reduction) const {
+    TORCH_INTERNAL_ASSERT(reduction == 1, "this dataset decodes images at their own size only");
+    return image(i);
+  }
   virtual int64_t label(size_t i) const = 0;
   virtual const std::vector<std::string>& class_names() const = 0;
   virtual int64_t channels() const = 0;

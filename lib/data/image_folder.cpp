@@ -1,9 +1,8 @@
 #include "data/image_folder.h"
 
 #include "data/read_image.h"
+#include "data/scan_cache.h"
 
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
@@ -44,26 +43,82 @@ std::vector<std::string> image_files(const fs::path& dir) {
   return files;
 }
 
-// Channel count of the decoded file, 0 when it cannot be decoded.
-int decoded_channels(const std::string& path) {
-  try {
-    const cv::Mat image = cv::imread(path, cv::IMREAD_ANYCOLOR);
-    return image.empty() ? 0 : image.channels();
-  } catch (const cv::Exception&) {
-    return 0;
-  }
+struct ScannedFile {
+  std::string path;
+  FileStamp stamp;
+  CheckedImage image;
+};
+
+constexpr char kCacheMagic[] = "trainer-image-folder-cache";
+constexpr uint32_t kCacheFormatVersion = 1;
+
+std::string cache_header(size_t count) {
+  CacheWriter out;
+  out.put(std::string(kCacheMagic));
+  out.put(kCacheFormatVersion);
+  out.put(uint64_t(count));
+  return out.bytes();
 }
 
-std::vector<int> decode_all(const std::vector<std::string>& paths) {
-  std::vector<int> channels(paths.size(), 0);
-  parallel_for_each_index(paths.size(), [&](size_t i) { channels[i] = decoded_channels(paths[i]); });
-  return channels;
+std::optional<std::vector<ScannedFile>> read_scan_cache(const fs::path& cache, const std::vector<ScannedFile>& keys) {
+  const std::optional<std::string> payload = read_cache_payload(cache, cache_header(keys.size()));
+  if (!payload) return std::nullopt;
+  CacheReader in(*payload);
+  std::vector<ScannedFile> records(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    records[i].path = in.get_string();
+    records[i].stamp = in.get_stamp();
+    CheckedImage& image = records[i].image;
+    image.size.width = in.get<int32_t>();
+    image.size.height = in.get<int32_t>();
+    image.channels = in.get<uint8_t>();
+    image.jpeg = in.get<uint8_t>() != 0;
+    if (!in.ok() || records[i].path != keys[i].path || !(records[i].stamp == keys[i].stamp)) return std::nullopt;
+  }
+  if (!in.at_end()) return std::nullopt;
+  return records;
+}
+
+void write_scan_cache(const fs::path& cache, const std::vector<ScannedFile>& records) {
+  CacheWriter out;
+  for (const ScannedFile& record : records) {
+    out.put(record.path);
+    out.put(record.stamp);
+    out.put(int32_t(record.image.size.width));
+    out.put(int32_t(record.image.size.height));
+    out.put(uint8_t(record.image.channels));
+    out.put(uint8_t(record.image.jpeg));
+  }
+  write_cache_file(cache, cache_header(records.size()), out.bytes());
+}
+
+// The verified files, read from `cache` when it was written for exactly these files (same
+// paths, sizes and modification times), else scanned and written there.
+std::vector<ScannedFile> scan(const std::vector<std::string>& paths, const std::string& cache, bool use_cache,
+                              bool& from_cache) {
+  std::vector<ScannedFile> records(paths.size());
+  parallel_for_each_index(paths.size(), [&](size_t i) { records[i] = {paths[i], stamp_of(paths[i])}; });
+  if (use_cache) {
+    if (auto cached = read_scan_cache(cache, records)) {
+      from_cache = true;
+      return std::move(*cached);
+    }
+  }
+  parallel_for_each_index(paths.size(), [&](size_t i) { records[i].image = check_image(paths[i]); });
+  if (use_cache) {
+    try {
+      write_scan_cache(cache, records);
+    } catch (const std::exception& error) {
+      spdlog::warn("cannot write the image cache {} ({}); the next run scans again", cache, error.what());
+    }
+  }
+  return records;
 }
 
 }  // namespace
 
 ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fraction,
-                         int64_t native_size)
+                         int64_t native_size, bool cache)
     : native_size_(native_size) {
   classes_ = class_folders(split_dir(root, Split::train));
   const auto val_classes = class_folders(split_dir(root, Split::val));
@@ -86,16 +141,17 @@ ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fr
                     "/<class>/ (looked for .png, .jpg, .jpeg, .bmp)");
   }
 
-  const std::vector<int> channels = decode_all(paths);
+  const std::vector<ScannedFile> scanned = scan(paths, dir.string() + ".trainer-cache", cache, from_cache_);
   bool all_grey = true;
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (channels[i] == 0) {
+    const CheckedImage& file = scanned[i].image;
+    if (file.channels == 0) {
       spdlog::warn("skipping unreadable image {}", paths[i]);
       ++skipped_;
       continue;
     }
-    all_grey = all_grey && channels[i] == 1;
-    samples_.push_back({std::move(paths[i]), labels[i]});
+    all_grey = all_grey && file.channels == 1;
+    samples_.push_back({std::move(paths[i]), labels[i], file.size, file.jpeg});
   }
   channels_ = all_grey ? 1 : 3;
 
@@ -114,9 +170,23 @@ ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fr
     spdlog::warn("{}: skipped {} unreadable of {} images", dir.string(), skipped_,
                  skipped_ + samples_.size());
   }
+  // Debug, not info: `trainer predict` builds the split too, and its output is one line per image.
+  spdlog::debug("{}: {} images in {} classes{}", dir.string(), samples_.size(), classes_.size(),
+                from_cache_ ? " (scan cached)" : "");
 }
 
 cv::Mat ImageFolder::image(size_t i) const { return read_image(samples_.at(i).path, channels_); }
+
+ImageGeometry ImageFolder::geometry(size_t i) const {
+  const Sample& sample = samples_.at(i);
+  return {sample.size, sample.jpeg ? 8 : 1};
+}
+
+cv::Mat ImageFolder::reduced_image(size_t i, int reduction) const {
+  const Sample& sample = samples_.at(i);
+  TORCH_INTERNAL_ASSERT(reduction == 1 || sample.jpeg, "only JPEG files decode reduced");
+  return read_image(sample.path, channels_, reduction);
+}
 
 Normalization ImageFolder::normalization() const {
   if (channels_ == 1) return {{0.5}, {0.5}};

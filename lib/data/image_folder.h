@@ -1,6 +1,7 @@
 // An ImageFolder tree on disk: root/{train,val}/<class>/*.{png,jpg,jpeg,bmp}. Every file is
 // decoded once up front, so a corrupt file costs a warning at start-up instead of a crash hours
-// into training.
+// into training; what that found is kept beside the split folder (root/train.trainer-cache, like
+// Ultralytics' train.cache), so later runs on the same files skip it.
 #pragma once
 #include "data/image_dataset.h"
 
@@ -14,12 +15,16 @@ class ImageFolder : public ImageDataset {
  public:
   // Classes are the sorted subfolder names, which must be the same under train/ and val/.
   // Unreadable files are skipped with a warning each; throws UserError when their share of the
-  // split exceeds max_bad_fraction or no readable image is left.
+  // split exceeds max_bad_fraction or no readable image is left. `cache` reads and writes the
+  // scan cache; one that cannot be written costs a warning.
   ImageFolder(const std::string& root, Split split, double max_bad_fraction,
-              int64_t native_size = 224);
+              int64_t native_size = 224, bool cache = true);
 
   size_t size() const override { return samples_.size(); }
   cv::Mat image(size_t i) const override;
+  // JPEG files reduce by up to 8.
+  ImageGeometry geometry(size_t i) const override;
+  cv::Mat reduced_image(size_t i, int reduction) const override;
   int64_t label(size_t i) const override { return samples_.at(i).label; }
   const std::vector<std::string>& class_names() const override { return classes_; }
   // 1 when every image is grey, else 3 with grey images expanded.
@@ -28,17 +33,21 @@ class ImageFolder : public ImageDataset {
   // ImageNet statistics for colour; 0.5/0.5 for grey, where no standard statistics exist.
   Normalization normalization() const override;
   size_t skipped() const { return skipped_; }
+  bool from_cache() const { return from_cache_; }
 
  private:
   struct Sample {
     std::string path;
     int64_t label;
+    cv::Size size;  // as decoded, from the scan
+    bool jpeg;
   };
   std::vector<Sample> samples_;
   std::vector<std::string> classes_;
   int64_t channels_ = 3;
   int64_t native_size_;
   size_t skipped_ = 0;
+  bool from_cache_ = false;
 };
 
 }  // namespace trainer

@@ -10,16 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "data/scan_cache.h"
 #include "data/yolo_labels.h"
 
 namespace trainer {
-
-struct FileStamp {
-  int64_t size = -1;  ///< bytes; -1 when the file does not exist
-  int64_t mtime_ns = 0;
-  bool operator==(const FileStamp& other) const { return size == other.size && mtime_ns == other.mtime_ns; }
-};
-FileStamp stamp_of(const std::string& path);
 
 struct LabelCacheKey {
   std::string image;

@@ -2,6 +2,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <c10/util/Exception.h>
 
 #include <array>
 #include <fstream>
@@ -11,10 +12,25 @@
 
 namespace trainer {
 
-cv::Mat read_image(const std::string& path, int64_t channels) {
+namespace {
+
+int imread_flags(int64_t channels, int reduction) {
+  const bool grey = channels == 1;
+  switch (reduction) {
+    case 1: return grey ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR;
+    case 2: return grey ? cv::IMREAD_REDUCED_GRAYSCALE_2 : cv::IMREAD_REDUCED_COLOR_2;
+    case 4: return grey ? cv::IMREAD_REDUCED_GRAYSCALE_4 : cv::IMREAD_REDUCED_COLOR_4;
+    case 8: return grey ? cv::IMREAD_REDUCED_GRAYSCALE_8 : cv::IMREAD_REDUCED_COLOR_8;
+  }
+  TORCH_INTERNAL_ASSERT(false, "image reduction ", reduction, " is not 1, 2, 4 or 8");
+}
+
+}  // namespace
+
+cv::Mat read_image(const std::string& path, int64_t channels, int reduction) {
   cv::Mat image;
   try {
-    image = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+    image = cv::imread(path, imread_flags(channels, reduction));
   } catch (const cv::Exception& error) {
     throw UserError("cannot read image " + path + ": " + error.what());
   }
@@ -42,11 +58,37 @@ std::optional<cv::Size> png_size(std::ifstream& in) {
   return cv::Size(static_cast<int>(big_endian(&head[16], 4)), static_cast<int>(big_endian(&head[20], 4)));
 }
 
-// Walks the marker segments to the first start-of-frame, which holds height then width.
+// EXIF orientations 5-8 turn the picture by a quarter, so the decoded image is the stored one
+// transposed. `exif` is an APP1 payload; anything unexpected in it reads as "not turned".
+bool turned_by_exif(const std::string& exif) {
+  if (exif.size() < 14 || exif.compare(0, 6, std::string("Exif\0\0", 6)) != 0) return false;
+  const auto* tiff = reinterpret_cast<const unsigned char*>(exif.data()) + 6;
+  const size_t size = exif.size() - 6;
+  const bool little = tiff[0] == 'I' && tiff[1] == 'I';
+  if (!little && !(tiff[0] == 'M' && tiff[1] == 'M')) return false;
+  const auto number = [&](size_t at, int count) -> uint32_t {
+    if (at + size_t(count) > size) return 0;
+    uint32_t value = 0;
+    for (int i = 0; i < count; ++i) value |= uint32_t(tiff[at + (little ? i : count - 1 - i)]) << (8 * i);
+    return value;
+  };
+  const size_t directory = number(4, 4);
+  const uint32_t entries = number(directory, 2);
+  for (uint32_t e = 0; e < entries; ++e) {
+    const size_t entry = directory + 2 + 12 * size_t(e);
+    if (entry + 12 > size) return false;
+    if (number(entry, 2) == 0x0112) return number(entry + 8, 2) >= 5 && number(entry + 8, 2) <= 8;
+  }
+  return false;
+}
+
+// Walks the marker segments to the first start-of-frame, which holds height then width, noting
+// the EXIF orientation on the way (APP1 comes before the frame).
 std::optional<cv::Size> jpeg_size(std::ifstream& in) {
   in.seekg(0);
   unsigned char soi[2];
   if (!in.read(reinterpret_cast<char*>(soi), 2) || soi[0] != 0xFF || soi[1] != 0xD8) return std::nullopt;
+  bool turned = false;
   for (;;) {
     int byte = in.get();
     while (byte == 0xFF) byte = in.get();  // fill bytes before a marker
@@ -61,23 +103,56 @@ std::optional<cv::Size> jpeg_size(std::ifstream& in) {
     if (start_of_frame) {
       unsigned char frame[5];
       if (!in.read(reinterpret_cast<char*>(frame), 5)) return std::nullopt;
-      return cv::Size(static_cast<int>(big_endian(&frame[3], 2)), static_cast<int>(big_endian(&frame[1], 2)));
+      const cv::Size stored(static_cast<int>(big_endian(&frame[3], 2)), static_cast<int>(big_endian(&frame[1], 2)));
+      return turned ? cv::Size(stored.height, stored.width) : stored;
     }
-    in.seekg(length - 2, std::ios::cur);
+    if (marker == 0xE1) {
+      std::string payload(length - 2, '\0');
+      if (!in.read(payload.data(), std::streamsize(payload.size()))) return std::nullopt;
+      turned = turned || turned_by_exif(payload);
+    } else {
+      in.seekg(length - 2, std::ios::cur);
+    }
   }
 }
 
 }  // namespace
 
-cv::Size image_size(const std::string& path) {
+std::optional<ImageHeader> read_image_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot open image " + path);
+  ImageHeader header;
   std::optional<cv::Size> size = png_size(in);
   if (!size) {
     in.clear();
     size = jpeg_size(in);
+    header.jpeg = size.has_value();
   }
-  if (size && size->width > 0 && size->height > 0) return *size;
+  if (!size || size->width <= 0 || size->height <= 0) return std::nullopt;
+  header.size = *size;
+  return header;
+}
+
+CheckedImage check_image(const std::string& path) {
+  CheckedImage checked;
+  try {
+    const std::optional<ImageHeader> header = read_image_header(path);
+    cv::Mat image;
+    if (header && header->jpeg) {
+      image = cv::imread(path, cv::IMREAD_REDUCED_GRAYSCALE_8 | cv::IMREAD_ANYCOLOR);
+      if (!image.empty() && image.size() == cv::Size((header->size.width + 7) / 8, (header->size.height + 7) / 8)) {
+        return {header->size, image.channels(), true};
+      }
+    }
+    image = cv::imread(path, cv::IMREAD_ANYCOLOR);
+    if (!image.empty()) checked = {image.size(), image.channels(), false};
+  } catch (const std::exception&) {  // cv::Exception from a decoder, UserError from the header
+  }
+  return checked;
+}
+
+cv::Size image_size(const std::string& path) {
+  if (const auto header = read_image_header(path)) return header->size;
   return read_image(path, 1).size();
 }
 

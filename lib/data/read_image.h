@@ -4,17 +4,41 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace trainer {
 
-// uint8 with `channels` channels (1 = grey, 3 = RGB). Throws UserError naming the file when it
-// is missing or cannot be decoded.
-cv::Mat read_image(const std::string& path, int64_t channels);
+// uint8 with `channels` channels (1 = grey, 3 = RGB). A JPEG is turned upright by its EXIF
+// orientation. `reduction` (1, 2, 4 or 8) decodes a JPEG at that fraction of each side, rounded
+// up, in libjpeg's DCT (a fraction of the work of decoding it whole); pass it for JPEG files only
+// (ImageHeader::jpeg), since OpenCV shrinks other formats after decoding without averaging.
+// Throws UserError naming the file when it is missing or cannot be decoded.
+cv::Mat read_image(const std::string& path, int64_t channels, int reduction = 1);
 
-// Width and height as stored in the file, read from the PNG or JPEG header without decoding the
-// pixels (other formats are decoded). Throws UserError naming the file when it is missing or
-// unreadable. EXIF orientation is not applied, so a rotated JPEG reports its stored size.
+struct ImageHeader {
+  cv::Size size;      ///< as read_image returns it: after a JPEG's EXIF orientation
+  bool jpeg = false;  ///< read_image may reduce it
+};
+
+// What a PNG or JPEG header says, without decoding the pixels; nullopt for other formats and
+// headers that do not parse. Throws UserError naming the file when it cannot be opened.
+std::optional<ImageHeader> read_image_header(const std::string& path);
+
+struct CheckedImage {
+  cv::Size size;      ///< as read_image returns it
+  int channels = 0;   ///< 1 (grey) or 3 as stored; 0 when the file cannot be decoded
+  bool jpeg = false;  ///< read_image may reduce it
+};
+
+// Decodes the file to see that it can be: a JPEG at an eighth of each side (libjpeg still decodes
+// every coefficient, so a corrupt file fails as it would whole, for a fraction of the time) with
+// its size from the header; other files, and a JPEG whose reduced decode disagrees with its
+// header, whole. Never throws: an unreadable file gives channels 0.
+CheckedImage check_image(const std::string& path);
+
+// Width and height as read_image returns them: from the header where read_image_header reads
+// one, else by decoding. Throws UserError naming the file when it is missing or unreadable.
 cv::Size image_size(const std::string& path);
 
 // Whether the file name ends in an extension datasets read as an image (.png, .jpg, .jpeg, .bmp,

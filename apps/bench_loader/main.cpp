@@ -1,0 +1,67 @@
+// Times what a recipe's data costs before any model runs: building the task (scanning and
+// verifying the data set) and then the training loader's batches (decoding, augmentation and
+// collation on `workers` threads) with nothing consuming them but this loop.
+// scripts/bench-loader compares it with torchvision's DataLoader on the same folder.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "config/recipe.h"
+#include "engine/trainer.h"
+#include "tasks/task_factory.h"
+#include "util/error.h"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"time a recipe's data set scan and training loader"};
+  std::optional<std::string> config;
+  std::vector<std::string> overrides;
+  int64_t batches = 50, warmup = 5;
+  app.add_option("--config", config, "recipe YAML");
+  app.add_option("overrides", overrides, "key=value recipe overrides");
+  app.add_option("--batches", batches, "timed batches")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup, "untimed batches first (the loader filling its prefetch queue)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    spdlog::set_level(spdlog::level::warn);
+    const trainer::Settings settings = trainer::load_settings(config, overrides);
+    trainer::configure_runtime(settings);
+
+    const auto scan_start = std::chrono::steady_clock::now();
+    const auto task = trainer::make_task(settings);
+    const double scan_seconds = seconds_since(scan_start);
+
+    const auto seed = static_cast<uint64_t>(settings.seed);
+    auto epoch = task->epoch_batches(seed, 0, settings.batch);
+    const size_t wanted = static_cast<size_t>(warmup + batches);
+    if (epoch.size() < wanted) {
+      throw trainer::UserError("the epoch has " + std::to_string(epoch.size()) + " batches of " +
+                               std::to_string(settings.batch) + ", fewer than --warmup + --batches = " +
+                               std::to_string(wanted));
+    }
+    epoch.resize(wanted);
+    trainer::Loader loader(task->train_collate(seed), settings.workers, settings.prefetch);
+    loader.start_epoch(std::move(epoch), 0);
+    for (int64_t i = 0; i < warmup; ++i) loader.next();
+    int64_t images = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (auto batch = loader.next()) images += batch->size;
+    const double seconds = seconds_since(start);
+    std::printf("task_build_seconds=%.3f images=%lld seconds=%.3f images_per_second=%.1f workers=%lld\n",
+                scan_seconds, static_cast<long long>(images), seconds, double(images) / seconds,
+                static_cast<long long>(settings.workers));
+    return 0;
+  } catch (const trainer::UserError& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+}
