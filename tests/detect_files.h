@@ -25,10 +25,10 @@ inline cv::Vec3b class_colour(int cls) {
 }
 constexpr uint8_t kTestBackground = 60;
 
-// root/images/<split>/<name>.png and root/labels/<split>/<name>.txt; returns the image path.
+// root/images/<split>/<name><extension> and root/labels/<split>/<name>.txt; returns the image path.
 inline std::string write_labelled_image(const std::filesystem::path& root, const std::string& split,
                                         const std::string& name, cv::Size size,
-                                        const std::vector<TestObject>& objects) {
+                                        const std::vector<TestObject>& objects, const std::string& extension = ".png") {
   cv::Mat rgb(size, CV_8UC3, cv::Scalar::all(kTestBackground));
   std::string labels;
   for (const TestObject& object : objects) {
@@ -41,7 +41,7 @@ inline std::string write_labelled_image(const std::filesystem::path& root, const
                   double(object.rect.height) / size.height);
     labels += line;
   }
-  const auto image = root / "images" / split / (name + ".png");
+  const auto image = root / "images" / split / (name + extension);
   std::filesystem::create_directories(image.parent_path());
   cv::Mat bgr;
   cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);

@@ -57,6 +57,36 @@ std::vector<PixelBox> rows_of(const Batch& batch, int64_t b) {
   return boxes;
 }
 
+// Training samples of every image for `epochs` epochs, each box checked against its object's
+// colour: the colour's extent inside the box grown by 2 px must match the box. Returns how many
+// boxes were checked (those of at least 4 px a side: smaller ones have too few unblended pixels).
+size_t check_boxes_on_objects(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epochs) {
+  const int side = int(augment.imgsz);
+  size_t boxes = 0;
+  for (int64_t epoch = 0; epoch < epochs; ++epoch) {
+    for (size_t index = 0; index < data.size(); ++index) {
+      const LabelledImage sample = detect_sample(data, augment, seed, epoch, index, {});
+      REQUIRE(sample.image.size() == cv::Size(side, side));
+      for (const PixelBox& box : sample.boxes) {
+        if (box.width() < 4 || box.height() < 4) continue;
+        const cv::Rect window =
+            cv::Rect(cv::Point(int(box.x1) - 2, int(box.y1) - 2), cv::Point(int(box.x2) + 3, int(box.y2) + 3)) &
+            cv::Rect(0, 0, side, side);
+        const cv::Rect extent = colour_extent(sample.image(window), class_colour(int(box.cls))) + window.tl();
+        INFO("epoch " << epoch << " index " << index << " class " << box.cls << " box (" << box.x1 << ", " << box.y1
+                      << ", " << box.x2 << ", " << box.y2 << ") colour " << extent);
+        REQUIRE(extent.area() > 0);
+        CHECK(std::abs(extent.x - box.x1) <= 1.5);
+        CHECK(std::abs(extent.y - box.y1) <= 1.5);
+        CHECK(std::abs(extent.br().x - box.x2) <= 1.5);
+        CHECK(std::abs(extent.br().y - box.y2) <= 1.5);
+        ++boxes;
+      }
+    }
+  }
+  return boxes;
+}
+
 }  // namespace
 
 TEST_CASE("detect collate stacks [B,3,S,S] inputs in [0,1] and [B,R,5] pixel targets padded with -1", "[detect-data]") {
@@ -128,30 +158,7 @@ TEST_CASE("training samples keep every box on its object through mosaic, perspec
   augment.hsv_h = augment.hsv_s = augment.hsv_v = 0;  // colours identify the objects
   augment.flipud = 0.5;
   augment.max_boxes = 40;
-  size_t boxes = 0;
-  for (int64_t epoch = 0; epoch < 4; ++epoch) {
-    for (size_t index = 0; index < data.size(); ++index) {
-      const LabelledImage sample = detect_sample(data, augment, 7, epoch, index, {});
-      REQUIRE(sample.image.size() == cv::Size(64, 64));
-      for (const PixelBox& box : sample.boxes) {
-        if (box.width() < 4 || box.height() < 4) continue;  // too few unblended pixels to tell
-        // The box's colour inside the box grown by 2 px: its extent must match the box.
-        const cv::Rect window =
-            cv::Rect(cv::Point(int(box.x1) - 2, int(box.y1) - 2), cv::Point(int(box.x2) + 3, int(box.y2) + 3)) &
-            cv::Rect(0, 0, 64, 64);
-        const cv::Rect extent = colour_extent(sample.image(window), class_colour(int(box.cls))) + window.tl();
-        INFO("epoch " << epoch << " index " << index << " class " << box.cls << " box (" << box.x1 << ", " << box.y1
-                      << ", " << box.x2 << ", " << box.y2 << ") colour " << extent);
-        REQUIRE(extent.area() > 0);
-        CHECK(std::abs(extent.x - box.x1) <= 1.5);
-        CHECK(std::abs(extent.y - box.y1) <= 1.5);
-        CHECK(std::abs(extent.br().x - box.x2) <= 1.5);
-        CHECK(std::abs(extent.br().y - box.y2) <= 1.5);
-        ++boxes;
-      }
-    }
-  }
-  CHECK(boxes > 40);
+  CHECK(check_boxes_on_objects(data, augment, 7, 4) > 40);
 }
 
 TEST_CASE("training batches are identical for any worker count and differ between epochs", "[detect-data]") {
@@ -208,4 +215,26 @@ TEST_CASE("mosaic partners come only from the mosaic pool", "[detect-data]") {
       partner_b = partner_b || box.cls == 1;
   }
   CHECK(partner_b);
+}
+
+TEST_CASE("training decodes large JPEGs reduced, and boxes still fit their objects", "[detect-data]") {
+  TempDir dir;
+  // 640 x 480 and 480 x 720: at imgsz 64 both decode at an eighth (80 and 90 px on the long side).
+  const std::vector<std::string> images{
+      write_labelled_image(dir.path(), "train", "wide", {640, 480},
+                           {{0, {40, 40, 200, 160}}, {1, {400, 240, 160, 200}}, {2, {300, 60, 80, 80}}}, ".jpg"),
+      write_labelled_image(dir.path(), "train", "tall", {480, 720}, {{3, {60, 400, 240, 240}}, {4, {280, 40, 160, 120}}},
+                           ".jpg")};
+  const DetectDataset data = open(images);
+  REQUIRE(data.max_reduction(0) == 8);
+  CHECK(data.image(0, 8).size() == cv::Size(80, 60));
+  DetectAugment augment = small(true);
+  augment.hsv_h = augment.hsv_s = augment.hsv_v = 0;
+  augment.max_boxes = 40;
+  CHECK(check_boxes_on_objects(data, augment, 3, 6) > 20);
+  // Evaluation decodes whole: the letterboxed sample equals one built from the full-size pixels.
+  const LabelledImage evaluated = detect_sample(data, small(false), 3, 0, 0, {});
+  const LabelledImage whole{data.image(0), to_pixel_boxes(data.boxes(0), data.original_size(0))};
+  const LabelledImage expected = letterbox(whole, letterbox_geometry(data.original_size(0), 64, false), 64, 114);
+  CHECK(cv::norm(evaluated.image, expected.image, cv::NORM_INF) == 0);
 }

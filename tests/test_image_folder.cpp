@@ -182,6 +182,17 @@ TEST_CASE("image headers give the decoded size, turned by a JPEG's EXIF orientat
   CHECK(eighth.channels() == 1);
 }
 
+TEST_CASE("the decode reduction is the largest power of two that keeps the pixels needed", "[data]") {
+  CHECK(reduction_keeping(1060, 224, 8) == 4);
+  CHECK(reduction_keeping(1792, 224, 8) == 8);
+  CHECK(reduction_keeping(4032, 224, 8) == 8);
+  CHECK(reduction_keeping(448, 224, 8) == 2);
+  CHECK(reduction_keeping(447, 224, 8) == 1);
+  CHECK(reduction_keeping(100, 224, 8) == 1);
+  CHECK(reduction_keeping(4032, 224, 1) == 1);
+  CHECK(reduction_keeping(4032, 640, 2) == 2);
+}
+
 TEST_CASE("ImageFolder keeps its scan beside the split and reuses it only for the same files", "[data]") {
   TempDir root;
   write_tree(root, {"cat", "dog"}, 2, false);

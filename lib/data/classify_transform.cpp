@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "data/classify_crop.h"
+#include "data/read_image.h"
 #include "data/resize_image.h"
 #include "data/rng.h"
 
@@ -45,11 +46,8 @@ cv::Mat region_pixels(const ImageDataset& data, size_t index, const ClassifyAugm
     return image(source_region(augment, image.size(), rng));
   }
   const cv::Rect region = source_region(augment, geometry.size, rng);
-  int reduction = 1;
-  while (reduction * 2 <= geometry.max_reduction &&
-         std::min(region.width, region.height) >= reduction * 2 * augment.imgsz) {
-    reduction *= 2;
-  }
+  const int reduction =
+      reduction_keeping(std::min(region.width, region.height), augment.imgsz, geometry.max_reduction);
   const cv::Mat image = data.reduced_image(index, reduction);
   // Edges round to the nearest reduced pixel, so they move by at most half of one (a region keeps
   // at least `side` of them); the clip absorbs a file that changed size since the scan.

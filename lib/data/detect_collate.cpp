@@ -1,28 +1,40 @@
 #include "data/detect_collate.h"
 
+#include <algorithm>
 #include <numeric>
+
+#include "data/read_image.h"
 
 namespace trainer {
 namespace {
 
-LabelledImage load(const DetectDataset& data, size_t index) {
-  cv::Mat image = data.image(index);
+// With shrink_to > 0 the caller shrinks the long side to that many pixels, so a JPEG whose long
+// side keeps that many at 1/2, 1/4 or 1/8 is decoded at that fraction (libjpeg's DCT scaling, a
+// fraction of the work of decoding a large photograph whole); the boxes follow the pixels.
+LabelledImage load(const DetectDataset& data, size_t index, int64_t shrink_to = 0) {
+  const cv::Size size = data.original_size(index);
+  const int reduction = shrink_to > 0 ? reduction_keeping(std::max(size.width, size.height), shrink_to,
+                                                          data.max_reduction(index))
+                                      : 1;
+  cv::Mat image = data.image(index, reduction);
   std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), image.size());
   return {std::move(image), std::move(boxes)};
 }
 
-LabelledImage letterboxed(const DetectDataset& data, size_t index, int64_t side, bool scaleup, uint8_t pad) {
-  const LabelledImage original = load(data, index);
+// Evaluation decodes whole, so predictions map back through letterbox_geometry(original_size).
+LabelledImage letterboxed(const DetectDataset& data, size_t index, int64_t side, bool scaleup, uint8_t pad,
+                          bool train) {
+  const LabelledImage original = load(data, index, train ? side : 0);
   return letterbox(original, letterbox_geometry(original.image.size(), side, scaleup), side, pad);
 }
 
 LabelledImage mosaic_of(const DetectDataset& data, const DetectAugment& augment, size_t index,
                         const std::vector<size_t>& pool, SplitMix64& rng) {
   std::vector<LabelledImage> tiles;
-  tiles.push_back(resize_long_side(load(data, index), augment.imgsz));
+  tiles.push_back(resize_long_side(load(data, index, augment.imgsz), augment.imgsz));
   for (int partner = 0; partner < 3; ++partner) {
     const size_t other = pool.empty() ? size_t(rng.below(data.size())) : pool[rng.below(pool.size())];
-    tiles.push_back(resize_long_side(load(data, other), augment.imgsz));
+    tiles.push_back(resize_long_side(load(data, other, augment.imgsz), augment.imgsz));
   }
   return mosaic4(tiles, augment.imgsz, augment.pad_value, rng);
 }
@@ -66,11 +78,11 @@ int64_t write_target(const std::vector<PixelBox>& boxes, int64_t rows, float* ou
 LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
                             size_t index, const std::vector<size_t>& mosaic_pool) {
   const int64_t side = augment.imgsz;
-  if (!augment.train) return letterboxed(data, index, side, augment.scaleup, augment.pad_value);
+  if (!augment.train) return letterboxed(data, index, side, augment.scaleup, augment.pad_value, false);
   SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
   const bool mosaic = rng.uniform() < augment.mosaic && epoch < augment.close_mosaic_epoch;
   const LabelledImage placed = mosaic ? mosaic_of(data, augment, index, mosaic_pool, rng)
-                                      : letterboxed(data, index, side, true, augment.pad_value);
+                                      : letterboxed(data, index, side, true, augment.pad_value, true);
   LabelledImage sample = random_perspective(placed, cv::Size(int(side), int(side)), augment, rng);
   random_hsv(sample.image, augment, rng);
   random_flips(sample, augment, rng);

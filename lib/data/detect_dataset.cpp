@@ -25,6 +25,7 @@ ScannedImage scan(const LabelCacheKey& key, int64_t classes) {
   const CheckedImage checked = check_image(key.image);
   record.width = checked.channels ? checked.size.width : 0;
   record.height = checked.channels ? checked.size.height : 0;
+  record.jpeg = checked.jpeg;
   record.labels = parse_label_file(label_path_for(key.image), classes);
   return record;
 }
@@ -90,7 +91,7 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
     summary_.missing_labels += labels.found ? 0 : 1;
     summary_.backgrounds += labels.boxes.empty() ? 1 : 0;
     summary_.objects += int64_t(labels.boxes.size());
-    samples_.push_back({record.key.image, cv::Size(record.width, record.height), std::move(labels.boxes)});
+    samples_.push_back({record.key.image, cv::Size(record.width, record.height), record.jpeg, std::move(labels.boxes)});
   }
   report_problems(problems, options.strict);
   summary_.images = int64_t(samples_.size());
@@ -108,6 +109,10 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
                summary_.unreadable, summary_.objects, summary_.bad_lines, summary_.from_cache ? " (cached)" : "");
 }
 
-cv::Mat DetectDataset::image(size_t i) const { return read_image(samples_.at(i).path, 3); }
+cv::Mat DetectDataset::image(size_t i, int reduction) const {
+  const Sample& sample = samples_.at(i);
+  TORCH_INTERNAL_ASSERT(reduction <= max_reduction(i), "only JPEG files decode reduced");
+  return read_image(sample.path, 3, reduction);
+}
 
 }  // namespace trainer

@@ -45,14 +45,19 @@ class DetectDataset {
   // Width and height of the file as decoded, which validation maps predictions back to.
   cv::Size original_size(size_t i) const { return samples_.at(i).size; }
   const std::vector<YoloBox>& boxes(size_t i) const { return samples_.at(i).boxes; }
-  // RGB uint8 at original_size(i). Throws UserError naming the file when it cannot be read.
-  cv::Mat image(size_t i) const;
+  // RGB uint8 at original_size(i), or at 1/reduction of each side (rounded up) decoded at that
+  // size, for reduction up to max_reduction(i). Throws UserError naming the file when it cannot
+  // be read.
+  cv::Mat image(size_t i, int reduction = 1) const;
+  // 8 for JPEG files (libjpeg's DCT scaling), else 1.
+  int max_reduction(size_t i) const { return samples_.at(i).jpeg ? 8 : 1; }
   const DetectScanSummary& summary() const { return summary_; }
 
  private:
   struct Sample {
     std::string path;
     cv::Size size;
+    bool jpeg;
     std::vector<YoloBox> boxes;
   };
   std::vector<Sample> samples_;

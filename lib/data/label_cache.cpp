@@ -4,7 +4,7 @@ namespace trainer {
 namespace {
 
 constexpr char kMagic[] = "trainer-label-cache";
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 void put_record(CacheWriter& out, const ScannedImage& record) {
   out.put(record.key.image);
@@ -12,6 +12,7 @@ void put_record(CacheWriter& out, const ScannedImage& record) {
   out.put(record.key.label_stamp);
   out.put(record.width);
   out.put(record.height);
+  out.put(uint8_t(record.jpeg));
   out.put(uint8_t(record.labels.found));
   out.put(record.labels.duplicates);
   out.put(uint32_t(record.labels.boxes.size()));
@@ -30,6 +31,7 @@ ScannedImage get_record(CacheReader& in) {
   record.key.label_stamp = in.get_stamp();
   record.width = in.get<int32_t>();
   record.height = in.get<int32_t>();
+  record.jpeg = in.get<uint8_t>() != 0;
   record.labels.found = in.get<uint8_t>() != 0;
   record.labels.duplicates = in.get<int64_t>();
   record.labels.boxes.resize(in.get_count());

@@ -27,6 +27,7 @@ struct LabelCacheKey {
 struct ScannedImage {
   LabelCacheKey key;
   int32_t width = 0, height = 0;  ///< 0 when the image cannot be decoded
+  bool jpeg = false;              ///< decodable reduced (read_image)
   ParsedLabels labels;
 };
 

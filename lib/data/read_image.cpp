@@ -133,6 +133,12 @@ std::optional<ImageHeader> read_image_header(const std::string& path) {
   return header;
 }
 
+int reduction_keeping(int length, int64_t needed, int max_reduction) {
+  int reduction = 1;
+  while (reduction * 2 <= max_reduction && int64_t(length) >= int64_t(reduction) * 2 * needed) reduction *= 2;
+  return reduction;
+}
+
 CheckedImage check_image(const std::string& path) {
   CheckedImage checked;
   try {

@@ -16,6 +16,11 @@ namespace trainer {
 // Throws UserError naming the file when it is missing or cannot be decoded.
 cv::Mat read_image(const std::string& path, int64_t channels, int reduction = 1);
 
+// The largest reduction (a power of two up to max_reduction) that leaves `length` pixels at least
+// `needed`: decoding at it and then shrinking to `needed` loses nothing a shrink from full size
+// would keep.
+int reduction_keeping(int length, int64_t needed, int max_reduction);
+
 struct ImageHeader {
   cv::Size size;      ///< as read_image returns it: after a JPEG's EXIF orientation
   bool jpeg = false;  ///< read_image may reduce it
