@@ -168,6 +168,18 @@ TEST_CASE("image headers give the decoded size, turned by a JPEG's EXIF orientat
   CHECK(image_size(dir / "plain.bmp") == cv::Size(7, 5));
   CHECK_THROWS_WITH(read_image_header(dir / "none.jpg"), Contains("none.jpg"));
 
+  // The check keeps a JPEG's channels and its header size, and tells a file that is not an image.
+  cv::imwrite(dir / "colour.jpg", cv::Mat(24, 40, CV_8UC3, cv::Scalar(200, 30, 90)));
+  write_garbage(dir / "garbage.jpg");
+  CHECK(check_image(dir / "colour.jpg").channels == 3);
+  CHECK(check_image(dir / "colour.jpg").jpeg);
+  CHECK(check_image(dir / "plain.jpg").channels == 1);
+  CHECK(check_image(dir / "plain.png").size == cv::Size(30, 20));
+  CHECK_FALSE(check_image(dir / "plain.png").jpeg);
+  CHECK(check_image(dir / "turned.jpg").size == cv::Size(24, 40));
+  CHECK(check_image(dir / "garbage.jpg").channels == 0);
+  CHECK(check_image(dir / "none.jpg").channels == 0);
+
   const auto turned = read_image_header(dir / "turned.jpg");
   REQUIRE(turned);
   CHECK(turned->size == cv::Size(24, 40));

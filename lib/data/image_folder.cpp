@@ -97,7 +97,7 @@ void write_scan_cache(const fs::path& cache, const std::vector<ScannedFile>& rec
 std::vector<ScannedFile> scan(const std::vector<std::string>& paths, const std::string& cache, bool use_cache,
                               bool& from_cache) {
   std::vector<ScannedFile> records(paths.size());
-  parallel_for_each_index(paths.size(), [&](size_t i) { records[i] = {paths[i], stamp_of(paths[i])}; });
+  parallel_for_each_index(paths.size(), [&](size_t i) { records[i] = {paths[i], stamp_of(paths[i]), {}}; });
   if (use_cache) {
     if (auto cached = read_scan_cache(cache, records)) {
       from_cache = true;
