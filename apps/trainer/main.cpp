@@ -1,5 +1,6 @@
 // trainer: train vision models from YAML recipes on LibTorch.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <c10/util/Exception.h>
@@ -31,6 +32,10 @@ void add_common(CLI::App* command, trainer::app::CommonOptions& options) {
 
 int main(int argc, char** argv) {
   trainer::keep_freed_host_memory();
+  // Log lines (info, warnings) go to stderr, so stdout holds only what the command produces:
+  // progress and metrics, or one line per image from `predict`, ready for a pipe.
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{"trainer: train vision models from YAML recipes on LibTorch"};
   app.require_subcommand(1);
   trainer::app::CommonOptions options;

@@ -170,7 +170,7 @@ ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fr
     spdlog::warn("{}: skipped {} unreadable of {} images", dir.string(), skipped_,
                  skipped_ + samples_.size());
   }
-  // Debug, not info: `trainer predict` builds the split too, and its output is one line per image.
+  // Debug: what matters of a scan, the skipped files, is warned about above.
   spdlog::debug("{}: {} images in {} classes{}", dir.string(), samples_.size(), classes_.size(),
                 from_cache_ ? " (scan cached)" : "");
 }

@@ -191,7 +191,8 @@ def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
         if result.returncode != 0:
             sys.exit(f"trainer plan --probe failed ({result.returncode}):\n{result.stdout}{result.stderr}")
         lines = result.stdout.splitlines()
-        parts = next((m.group(1) for m in map(PROBE_FIRST_UPDATE.search, lines) if m), None)
+        # The probe's per-configuration lines are log lines, which trainer writes to stderr.
+        parts = next((m.group(1) for m in map(PROBE_FIRST_UPDATE.search, result.stderr.splitlines()) if m), None)
         for line in lines:
             match = PROBE_ROW.match(line)
             if match and match.group(1) == mode:
