@@ -127,8 +127,7 @@ TEST_CASE("label cache records round-trip, including bad lines", "[detect-data]"
   TempDir dir;
   ScannedImage record;
   record.key = {"/x/images/a.jpg", {123, 456}, {-1, 0}};
-  record.width = 640;
-  record.height = 480;
+  record.image = {cv::Size(640, 480), 3, true};
   record.labels.found = true;
   record.labels.boxes = {{3, 0.5f, 0.25f, 0.125f, 0.0625f}};
   record.labels.problems = {"/x/labels/a.txt:2: bad"};
@@ -139,7 +138,9 @@ TEST_CASE("label cache records round-trip, including bad lines", "[detect-data]"
   REQUIRE(read->size() == 1);
   const ScannedImage& back = read->front();
   CHECK(back.key == record.key);
-  CHECK(back.width == 640);
+  CHECK(back.image.size == cv::Size(640, 480));
+  CHECK(back.image.channels == 3);
+  CHECK(back.image.jpeg);
   CHECK(back.labels.boxes[0].cls == 3);
   CHECK(back.labels.boxes[0].h == 0.0625f);
   CHECK(back.labels.problems == record.labels.problems);

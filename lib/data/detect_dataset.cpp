@@ -22,10 +22,7 @@ std::string cache_path_for(const std::string& first_image) {
 ScannedImage scan(const LabelCacheKey& key, int64_t classes) {
   ScannedImage record;
   record.key = key;
-  const CheckedImage checked = check_image(key.image);
-  record.width = checked.channels ? checked.size.width : 0;
-  record.height = checked.channels ? checked.size.height : 0;
-  record.jpeg = checked.jpeg;
+  record.image = check_image(key.image);
   record.labels = parse_label_file(label_path_for(key.image), classes);
   return record;
 }
@@ -79,7 +76,7 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
   if (images.empty()) throw UserError("a detection split needs at least one image");
   std::vector<std::string> problems;
   for (ScannedImage& record : scan_all(images, options, summary_)) {
-    if (record.width == 0) {
+    if (record.image.channels == 0) {
       spdlog::warn("skipping unreadable image {}", record.key.image);
       ++summary_.unreadable;
       continue;
@@ -91,7 +88,7 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
     summary_.missing_labels += labels.found ? 0 : 1;
     summary_.backgrounds += labels.boxes.empty() ? 1 : 0;
     summary_.objects += int64_t(labels.boxes.size());
-    samples_.push_back({record.key.image, cv::Size(record.width, record.height), record.jpeg, std::move(labels.boxes)});
+    samples_.push_back({record.key.image, record.image.size, record.image.jpeg, std::move(labels.boxes)});
   }
   report_problems(problems, options.strict);
   summary_.images = int64_t(samples_.size());

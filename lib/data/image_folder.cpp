@@ -68,11 +68,7 @@ std::optional<std::vector<ScannedFile>> read_scan_cache(const fs::path& cache, c
   for (size_t i = 0; i < keys.size(); ++i) {
     records[i].path = in.get_string();
     records[i].stamp = in.get_stamp();
-    CheckedImage& image = records[i].image;
-    image.size.width = in.get<int32_t>();
-    image.size.height = in.get<int32_t>();
-    image.channels = in.get<uint8_t>();
-    image.jpeg = in.get<uint8_t>() != 0;
+    records[i].image = in.get_checked_image();
     if (!in.ok() || records[i].path != keys[i].path || !(records[i].stamp == keys[i].stamp)) return std::nullopt;
   }
   if (!in.at_end()) return std::nullopt;
@@ -84,10 +80,7 @@ void write_scan_cache(const fs::path& cache, const std::vector<ScannedFile>& rec
   for (const ScannedFile& record : records) {
     out.put(record.path);
     out.put(record.stamp);
-    out.put(int32_t(record.image.size.width));
-    out.put(int32_t(record.image.size.height));
-    out.put(uint8_t(record.image.channels));
-    out.put(uint8_t(record.image.jpeg));
+    out.put(record.image);
   }
   write_cache_file(cache, cache_header(records.size()), out.bytes());
 }

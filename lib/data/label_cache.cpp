@@ -10,9 +10,7 @@ void put_record(CacheWriter& out, const ScannedImage& record) {
   out.put(record.key.image);
   out.put(record.key.image_stamp);
   out.put(record.key.label_stamp);
-  out.put(record.width);
-  out.put(record.height);
-  out.put(uint8_t(record.jpeg));
+  out.put(record.image);
   out.put(uint8_t(record.labels.found));
   out.put(record.labels.duplicates);
   out.put(uint32_t(record.labels.boxes.size()));
@@ -29,9 +27,7 @@ ScannedImage get_record(CacheReader& in) {
   record.key.image = in.get_string();
   record.key.image_stamp = in.get_stamp();
   record.key.label_stamp = in.get_stamp();
-  record.width = in.get<int32_t>();
-  record.height = in.get<int32_t>();
-  record.jpeg = in.get<uint8_t>() != 0;
+  record.image = in.get_checked_image();
   record.labels.found = in.get<uint8_t>() != 0;
   record.labels.duplicates = in.get<int64_t>();
   record.labels.boxes.resize(in.get_count());

@@ -26,8 +26,7 @@ struct LabelCacheKey {
 // What verifying one image and parsing its label file found.
 struct ScannedImage {
   LabelCacheKey key;
-  int32_t width = 0, height = 0;  ///< 0 when the image cannot be decoded
-  bool jpeg = false;              ///< decodable reduced (read_image)
+  CheckedImage image;
   ParsedLabels labels;
 };
 

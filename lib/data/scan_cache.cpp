@@ -38,6 +38,15 @@ FileStamp CacheReader::get_stamp() {
   return stamp;
 }
 
+CheckedImage CacheReader::get_checked_image() {
+  CheckedImage image;
+  image.size.width = get<int32_t>();
+  image.size.height = get<int32_t>();
+  image.channels = get<uint8_t>();
+  image.jpeg = get<uint8_t>() != 0;
+  return image;
+}
+
 uint32_t CacheReader::get_count() {
   const uint32_t count = get<uint32_t>();
   if (count > bytes_.size() - offset_) ok_ = false;

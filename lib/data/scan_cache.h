@@ -10,6 +10,8 @@
 #include <string>
 #include <type_traits>
 
+#include "data/read_image.h"
+
 namespace trainer {
 
 struct FileStamp {
@@ -35,6 +37,12 @@ class CacheWriter {
     put(stamp.size);
     put(stamp.mtime_ns);
   }
+  void put(const CheckedImage& image) {
+    put(int32_t(image.size.width));
+    put(int32_t(image.size.height));
+    put(uint8_t(image.channels));
+    put(uint8_t(image.jpeg));
+  }
   const std::string& bytes() const { return bytes_; }
 
  private:
@@ -54,6 +62,7 @@ class CacheReader {
   }
   std::string get_string();
   FileStamp get_stamp();
+  CheckedImage get_checked_image();
   // A count read from the file, refused when not even one byte per item is left.
   uint32_t get_count();
   bool ok() const { return ok_; }
