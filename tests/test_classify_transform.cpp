@@ -116,6 +116,7 @@ TEST_CASE("train augmentation is identical for any worker count and changes per 
   ClassifyAugment augment = augment_of(12, 3, 0.5, true);
   augment.scale = 0.5;
   augment.erasing = 0.5;
+  augment.auto_augment.policy = AutoAugmentPolicy::randaugment;
   const auto collate = make_classify_collate(data, augment, data.normalization(), 11);
   const auto batches = make_batches(epoch_order(subset_indices(40, 1.0, 0), 11, 0, true), 8, false);
   std::vector<std::vector<torch::Tensor>> runs;
@@ -218,6 +219,41 @@ TEST_CASE("random erasing blanks one rectangle to the dataset mean", "[data]") {
     CHECK(rows[-1].item<int64_t>() - rows[0].item<int64_t>() + 1 == height);
     CHECK(double(height * width) / (32 * 32) >= 0.015);
     CHECK(double(height * width) / (32 * 32) <= 0.36);
+  }
+}
+
+TEST_CASE("automatic augmentation transforms training samples with its own draws, never evaluation's", "[data]") {
+  PatternDataset data(12, 16, 3);
+  const Normalization raw{{0.0, 0.0, 0.0}, {1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0}};  // pixel values as they are
+  std::vector<size_t> indices(12);
+  std::iota(indices.begin(), indices.end(), 0);
+  for (const AutoAugmentPolicy policy :
+       {AutoAugmentPolicy::randaugment, AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment}) {
+    INFO(to_string(policy));
+    ClassifyAugment augment = augment_of(16, 0, 0.0, true);
+    augment.erasing = 0.5;
+    const torch::Tensor plain = make_classify_collate(data, augment, raw, 3)(indices, 2).input;
+    augment.auto_augment = {policy, 2, 12};
+    const torch::Tensor augmented = make_classify_collate(data, augment, raw, 3)(indices, 2).input;
+    int changed = 0;
+    for (size_t b = 0; b < indices.size(); ++b) {
+      // Each sample is the policy's image of the unaugmented one, drawn from the sample's own
+      // generator; erasing (drawn after it from the sample's generator) blanks the same box.
+      SplitMix64 rng(derive_seed(3, RngStream::auto_augment, {2, uint64_t(b)}));
+      const cv::Mat image = data.image(b);
+      const cv::Mat expected = auto_augment(image, augment.auto_augment, rng);
+      const torch::Tensor erased = plain[int64_t(b)].eq(0).all(0);
+      const torch::Tensor expected_input =
+          torch::from_blob(expected.data, {16, 16, 3}, torch::kUInt8).permute({2, 0, 1}).to(torch::kFloat)
+              .masked_fill(erased, 0.0);
+      CHECK(torch::equal(augmented[int64_t(b)], expected_input));
+      changed += !torch::equal(augmented[int64_t(b)], plain[int64_t(b)]);
+    }
+    CHECK(changed >= 6);
+    ClassifyAugment evaluation = augment_of(16, 0, 0.0, false);
+    const torch::Tensor before = make_classify_collate(data, evaluation, raw, 3)(indices, 2).input;
+    evaluation.auto_augment = augment.auto_augment;
+    CHECK(torch::equal(make_classify_collate(data, evaluation, raw, 3)(indices, 2).input, before));
   }
 }
 

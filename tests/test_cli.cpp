@@ -59,7 +59,7 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "weights" / "last.pt"));
 }
 
-TEST_CASE("train with random resized crops, erasing, MixUp and CutMix, then validate", "[cli][e2e]") {
+TEST_CASE("train with random resized crops, RandAugment, erasing, MixUp and CutMix, then validate", "[cli][e2e]") {
   TempDir dir("cli-augment");
   TwoClassImages images;
   images.side = 24;  // larger than imgsz, so every crop is resized
@@ -68,7 +68,7 @@ TEST_CASE("train with random resized crops, erasing, MixUp and CutMix, then vali
   // Batch 5 of 24 images: an odd batch (its middle sample mixes with itself) and a short last one.
   const CommandResult train = run_trainer(
       "train data=" + (dir / "data").string() + " model=resnet18 epochs=2 batch=5 accumulate=2 imgsz=16 workers=2 "
-      "scale=0.6 erasing=0.5 mixup_alpha=0.4 cutmix_alpha=1 mixup_switch_prob=0.5 label_smoothing=0.1 "
+      "scale=0.6 auto_augment=randaugment randaugment_magnitude=15 erasing=0.5 mixup_alpha=0.4 cutmix_alpha=1 mixup_switch_prob=0.5 label_smoothing=0.1 "
       "crop_fraction=0.9 optimizer=adamw lr0=0.001 project=" + project.string() + " name=mixed");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
@@ -76,6 +76,8 @@ TEST_CASE("train with random resized crops, erasing, MixUp and CutMix, then vali
   const std::string csv = read_text(run / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
   CHECK(csv.find("nan") == std::string::npos);
+  const std::string args = read_text(run / "args.yaml");
+  CHECK_THAT(args, Catch::Contains("auto_augment: randaugment") && Catch::Contains("randaugment_magnitude: 15"));
   const CommandResult val = run_trainer("val --weights " + (run / "weights" / "best.pt").string());
   INFO(val.output);
   CHECK(val.exit_code == 0);

@@ -95,6 +95,9 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
              Catch::Contains("override 'fraction=0'") && Catch::Contains("(0, 1]"));
   CHECK_THAT(error_of(std::nullopt, {"crop_fraction=0"}), Catch::Contains("'crop_fraction'") && Catch::Contains("(0, 1]"));
   CHECK_THAT(error_of(std::nullopt, {"erasing=1.5"}), Catch::Contains("'erasing'") && Catch::Contains("[0, 1]"));
+  CHECK_THAT(error_of(std::nullopt, {"auto_augment=augmix"}),
+             Catch::Contains("'auto_augment'") && Catch::Contains("randaugment, autoaugment, trivialaugment"));
+  CHECK_THAT(error_of(std::nullopt, {"randaugment_magnitude=31"}), Catch::Contains("'randaugment_magnitude'"));
   CHECK_THAT(error_of(std::nullopt, {"save_period=0"}), Catch::Contains("'save_period'"));
   CHECK_THAT(error_of(std::nullopt, {"lr_scale=fast"}), Catch::Contains("'lr_scale'"));
   CHECK_THAT(error_of(std::nullopt, {"batch"}), Catch::Contains("needs a value"));

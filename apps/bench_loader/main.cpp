@@ -12,6 +12,7 @@
 #include "engine/trainer.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
+#include "util/host_allocator.h"
 
 namespace {
 
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
   app.add_option("--batches", batches, "timed batches")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed batches first (the loader filling its prefetch queue)");
   CLI11_PARSE(app, argc, argv);
+  // As the trainer binary does: freed buffers stay in the process, so a sample's images do not
+  // fault fresh pages in each time.
+  trainer::keep_freed_host_memory();
   try {
     spdlog::set_level(spdlog::level::warn);
     const trainer::Settings settings = trainer::load_settings(config, overrides);

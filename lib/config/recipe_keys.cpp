@@ -269,6 +269,14 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(double_key("fliplr", &Settings::fliplr, 0.0, 1.0));
   keys.push_back(int_key("crop_pad", &Settings::crop_pad, 0, 1024));
   keys.push_back(double_key("erasing", &Settings::erasing, 0.0, 1.0));
+  keys.push_back(enum_key<AutoAugmentPolicy>("auto_augment", &Settings::auto_augment,
+                                             {{"none", AutoAugmentPolicy::none},
+                                              {"randaugment", AutoAugmentPolicy::randaugment},
+                                              {"autoaugment", AutoAugmentPolicy::autoaugment},
+                                              {"trivialaugment", AutoAugmentPolicy::trivialaugment},
+                                              {"false", AutoAugmentPolicy::none}}));
+  keys.push_back(int_key("randaugment_ops", &Settings::randaugment_ops, 1, 14));
+  keys.push_back(int_key("randaugment_magnitude", &Settings::randaugment_magnitude, 0, 30));
   keys.push_back(double_key("crop_fraction", &Settings::crop_fraction, 0.0, 1.0, true, false));
   keys.push_back(double_key("mixup_alpha", &Settings::mixup_alpha, 0.0, 100.0));
   keys.push_back(double_key("cutmix_alpha", &Settings::cutmix_alpha, 0.0, 100.0));

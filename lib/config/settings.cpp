@@ -52,6 +52,16 @@ const char* to_string(CompileMode value) {
   return "?";
 }
 
+const char* to_string(AutoAugmentPolicy value) {
+  switch (value) {
+    case AutoAugmentPolicy::none: return "none";
+    case AutoAugmentPolicy::randaugment: return "randaugment";
+    case AutoAugmentPolicy::autoaugment: return "autoaugment";
+    case AutoAugmentPolicy::trivialaugment: return "trivialaugment";
+  }
+  return "?";
+}
+
 const char* to_string(NormKind value) {
   switch (value) {
     case NormKind::batch: return "bn";

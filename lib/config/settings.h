@@ -20,6 +20,9 @@ inline constexpr CompileMode kCompileModes[] = {CompileMode::none, CompileMode::
 enum class NormKind { batch, group, frozen_batch, sync_batch };
 enum class LrScaleRule { none, linear, sqrt, factor };
 enum class DistBackend { automatic, gloo, nccl };
+// Classification training's automatic augmentation, torchvision's AutoAugment (ImageNet policy),
+// RandAugment and TrivialAugmentWide (data/auto_augment.h).
+enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
 
 // `freeze`: the model's first N layers, or layers named by their state-dict prefix
 // (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
@@ -52,6 +55,9 @@ struct Settings {
   double fliplr = 0.5;                       ///< horizontal flip probability, [0, 1]
   int64_t crop_pad = 4;                      ///< pad-then-random-crop margin in pixels, >= 0
   double erasing = 0.0;                      ///< classification training: random erasing probability, [0, 1]
+  AutoAugmentPolicy auto_augment = AutoAugmentPolicy::none;  ///< classification training: none | randaugment | autoaugment | trivialaugment
+  int64_t randaugment_ops = 2;               ///< randaugment: ops per image, [1, 14]
+  int64_t randaugment_magnitude = 9;         ///< randaugment: magnitude bin of 31, [0, 30]
   double crop_fraction = 1.0;                ///< classification evaluation: centre crop's share of the shorter side, (0, 1]
   double mixup_alpha = 0.0;                  ///< classification training: MixUp's Beta(alpha, alpha); 0 = off
   double cutmix_alpha = 0.0;                 ///< classification training: CutMix's Beta(alpha, alpha); 0 = off
@@ -162,6 +168,7 @@ const char* to_string(SchedulerKind value);
 const char* to_string(AmpMode value);
 const char* to_string(CompileMode value);
 const char* to_string(NormKind value);
+const char* to_string(AutoAugmentPolicy value);
 const char* to_string(DistBackend value);
 std::string lr_scale_text(const Settings& settings);
 

@@ -119,7 +119,11 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
       const cv::Mat region = region_pixels(data, index, augment, rng);
       TORCH_INTERNAL_ASSERT(region.depth() == CV_8U && region.channels() == channels,
                             "dataset image ", index, " breaks the ImageDataset contract");
-      const cv::Mat sample = resize_to(region, cv::Size(int(side), int(side)));
+      cv::Mat sample = resize_to(region, cv::Size(int(side), int(side)));
+      if (augment.train && augment.auto_augment.policy != AutoAugmentPolicy::none) {
+        SplitMix64 policy_rng(derive_seed(seed, RngStream::auto_augment, {uint64_t(epoch), uint64_t(index)}));
+        sample = auto_augment(sample, augment.auto_augment, policy_rng);
+      }
       float* out = input + b * channels * side * side;
       write_sample(sample, placement, scale, offset, out);
       if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {

@@ -1,5 +1,6 @@
 // The classification collate step: decode, resize, augment, normalise and stack a batch.
 #pragma once
+#include "data/auto_augment.h"
 #include "data/batch_mix.h"
 #include "data/image_dataset.h"
 #include "data/loader.h"
@@ -15,6 +16,7 @@ struct ClassifyAugment {
   bool train = true;         ///< false: centre crop, resize and normalise only
   double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = centred square
   double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
+  AutoAugment auto_augment;  ///< train: RandAugment, AutoAugment or TrivialAugmentWide on the resized sample
   double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
   BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
 };
@@ -25,6 +27,10 @@ struct ClassifyAugment {
 // The padding is black (pixel 0), not reflected: for Fashion-MNIST-like data on a black
 // background it reads as a plain shift, where reflection would mirror garment edges into view.
 // Erasing writes 0 after normalisation, the dataset's mean colour, as torchvision does.
+// The automatic augmentation works on the resized uint8 sample, before the pad shift and the flip
+// (torchvision's order is crop, flip, policy: the policy's geometric ops are drawn with either sign
+// at equal odds, so the flip's place does not change what a sample can become), with its own
+// generator, so turning it on leaves every other draw as it was.
 // Each sample's draws come from a generator seeded by (seed, epoch, dataset index), and the
 // batch's mixing from one seeded by (seed, epoch, its first index), so a batch is bit-identical
 // for any worker count. `data` must outlive the returned function.

@@ -44,6 +44,7 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
   augment.train = true;
   augment.scale = settings_.scale;
   augment.erasing = settings_.erasing;
+  augment.auto_augment = {settings_.auto_augment, settings_.randaugment_ops, settings_.randaugment_magnitude};
   augment.mix = {settings_.mixup_alpha, settings_.cutmix_alpha, settings_.mixup_prob, settings_.mixup_switch_prob,
                  settings_.label_smoothing, classes()};
   return make_classify_collate(*train_, augment, normalization_, seed);

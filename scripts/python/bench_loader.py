@@ -1,9 +1,11 @@
 """The Python side of scripts/bench-loader: torchvision's ImageFolder and DataLoader producing the
 training batches trainer's classification loader produces from the same folder (random resized
-crop of [1 - scale, 1] of the area, horizontal flip, ToTensor, ImageNet normalisation), timed the
-same way: build the data set, let `warmup` batches through, then time `batches` more.
+crop of [1 - scale, 1] of the area, horizontal flip, optionally torchvision's RandAugment,
+AutoAugment or TrivialAugmentWide after it as Ultralytics' classify trainer places it, ToTensor,
+ImageNet normalisation), timed the same way: build the data set, let `warmup` batches through,
+then time `batches` more.
 Usage: /usr/bin/python3 scripts/python/bench_loader.py ROOT [--imgsz N] [--scale S] [--batch N]
-       [--workers N] [--batches N] [--warmup N]"""
+       [--workers N] [--batches N] [--warmup N] [--auto-augment none|randaugment|autoaugment|trivialaugment]"""
 import argparse
 import os
 import time
@@ -22,11 +24,15 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batches", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--auto-augment", default="none", choices=("none", "randaugment", "autoaugment", "trivialaugment"))
     args = parser.parse_args()
     torch.manual_seed(0)
+    policy = {"none": [], "randaugment": [T.RandAugment()], "autoaugment": [T.AutoAugment()],
+              "trivialaugment": [T.TrivialAugmentWide()]}[args.auto_augment]
     transform = T.Compose([
         T.RandomResizedCrop(args.imgsz, scale=(1.0 - args.scale, 1.0)),
         T.RandomHorizontalFlip(),
+        *policy,
         T.ToTensor(),
         T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225)),
     ])

@@ -1,0 +1,35 @@
+// The image operations of AutoAugment, RandAugment and TrivialAugmentWide, as torchvision applies
+// them to uint8 tensors (transforms.autoaugment._apply_op): the same magnitudes, geometry,
+// arithmetic and rounding, so a policy or magnitude taken from a Python recipe means the same here.
+// tests/test_image_ops.cpp compares every op with torchvision's output.
+#pragma once
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <string_view>
+
+namespace trainer {
+
+enum class ImageOp {
+  identity, shear_x, shear_y, translate_x, translate_y, rotate, brightness, color, contrast, sharpness,
+  posterize, solarize, autocontrast, equalize, invert
+};
+
+// torchvision's name of the op: "ShearX", "AutoContrast", ...
+std::string_view image_op_name(ImageOp op);
+
+// `image` (uint8, 1 or 3 channels, RGB) with `op` applied at `magnitude` in torchvision's units:
+// shear as the slope (about the top-left corner), translation in pixels (truncated to whole
+// ones), rotation in degrees counter-clockwise about the centre, brightness, colour, contrast and
+// sharpness as an enhancement factor of 1 + magnitude, posterize as the bits kept, solarize as the
+// threshold from which pixels are inverted. Geometric ops take the nearest source pixel and
+// fill with black; the others ignore `magnitude` or use it as above. Colour leaves a grey image
+// as it is (as PIL does).
+cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude);
+
+// Value i of torch.linspace(start, end, steps) in float32, computed as PyTorch's CPU kernel does
+// (from the start for the first half, from the end for the second): torchvision's magnitude
+// tables and sampling grids are made with it.
+float torch_linspace(float start, float end, int64_t steps, int64_t i);
+
+}  // namespace trainer
