@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "io/checkpoint.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;
@@ -70,6 +71,41 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   size_t annotated = 0;
   for (const auto& entry : std::filesystem::directory_iterator(predictions)) annotated += entry.path().extension() != ".json";
   CHECK(annotated == 6);
+}
+
+TEST_CASE("cache=ram trains to the same metrics as reading every file each epoch", "[detect][cli]") {
+  TempDir dir("detect-cache");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64 --max-objects 3")
+              .exit_code == 0);
+  const std::string args = " data=" + dir.file("shapes/data.yaml") + " epochs=2 project=" + dir.file("runs") + kTinyYolo;
+  const CommandResult plain = run_trainer("train name=plain" + args);
+  const CommandResult cached = run_trainer("train name=cached cache=ram" + args);
+  INFO(plain.output << "\n---\n" << cached.output);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(cached.exit_code == 0);
+  // Same batches, so the same weights to the bit (CPU training is deterministic here).
+  const trainer::Checkpoint a = trainer::load_checkpoint(dir / "runs" / "detect" / "plain" / "weights" / "last.pt");
+  const trainer::Checkpoint b = trainer::load_checkpoint(dir / "runs" / "detect" / "cached" / "weights" / "last.pt");
+  REQUIRE(a.model.size() == b.model.size());
+  for (size_t i = 0; i < a.model.size(); ++i) {
+    INFO(a.model[i].first);
+    CHECK(torch::equal(a.model[i].second, b.model[i].second));
+  }
+  CHECK(metric_line(cached.output, "val/box_loss") == metric_line(plain.output, "val/box_loss"));
+  // The memo announces itself (at info, which -q hides).
+  const CommandResult told = run_trainer("train name=told cache=ram epochs=1" + args.substr(0, args.size() - 3));
+  CHECK_THAT(told.output, Catch::Contains("cache=ram: keeping decoded images in memory"));
+}
+
+TEST_CASE("cache=ram that would crowd the memory is skipped with a warning", "[detect][cli]") {
+  TempDir dir("detect-cache-size");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
+  // At imgsz 100000 the 12 images would take 315 GB.
+  const CommandResult plan =
+      run_trainer("plan task=detect model=yolov8n imgsz=100000 cache=ram data=" + dir.file("shapes/data.yaml"));
+  INFO(plan.output);
+  CHECK(plan.exit_code == 0);
+  CHECK_THAT(plan.output, Catch::Contains("cache=ram: the decoded images need 315.0 GB") && Catch::Contains("not caching"));
 }
 
 TEST_CASE("detection label errors name file and line; strict makes them fatal", "[detect][cli]") {

@@ -1,12 +1,15 @@
 // The detection collate: batch layout, padding and overflow of target rows, the letterbox round
 // trip for validation, boxes that follow their objects through the whole training pipeline,
-// determinism across worker counts, close_mosaic and the mosaic pool.
+// determinism across worker counts, close_mosaic, the mosaic pool and cache=ram.
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 #include "data/detect_collate.h"
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "detect_files.h"
+#include "util/error.h"
 
 using namespace trainer;
 using namespace trainer::testing;
@@ -237,4 +240,43 @@ TEST_CASE("training decodes large JPEGs reduced, and boxes still fit their objec
   const LabelledImage whole{data.image(0), to_pixel_boxes(data.boxes(0), data.original_size(0))};
   const LabelledImage expected = letterbox(whole, letterbox_geometry(data.original_size(0), 64, false), 64, 114);
   CHECK(cv::norm(evaluated.image, expected.image, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("cache=ram keeps each image after its first decode and gives the batches it would without", "[detect-data]") {
+  TempDir dir;
+  const std::vector<std::string> files = write_images(dir);
+  const DetectDataset data = open(files);
+  DetectAugment mosaic = small(true), plain = small(true);
+  mosaic.mosaic = 1.0;
+  plain.mosaic = 0.0;
+  const DetectAugment evaluation = small(false);
+  const DetectAugment* augments[] = {&mosaic, &plain, &evaluation};
+  const ImageMemo train_memo(data.size()), val_memo(data.size());
+  const std::vector<size_t> all{0, 1, 2, 3, 4, 5};
+  const auto memo_of = [&](const DetectAugment& augment) { return augment.train ? &train_memo : &val_memo; };
+  std::vector<Batch> kept_batches;
+  for (const int64_t epoch : {0, 1}) {
+    for (const DetectAugment* augment : augments) {
+      const Batch fresh = make_detect_collate(data, *augment, 9)(all, epoch);
+      const Batch kept = make_detect_collate(data, *augment, 9, {}, memo_of(*augment))(all, epoch);
+      INFO("epoch " << epoch << (augment->train ? (augment->mosaic > 0 ? " mosaic" : " letterbox") : " evaluation"));
+      CHECK(torch::equal(kept.input, fresh.input));
+      CHECK(torch::equal(kept.target, fresh.target));
+      if (epoch == 1) kept_batches.push_back(kept);
+    }
+    CHECK(train_memo.kept() == data.size());
+    CHECK(val_memo.kept() == data.size());
+  }
+  // Training images are kept at imgsz on the long side, evaluation ones letterboxed.
+  CHECK(train_memo.bytes() == (64 * 43 + 43 * 64 + 64 * 64 + 64 * 26 + 46 * 64 + 64 * 58) * 3);
+  CHECK(val_memo.bytes() == 6 * 64 * 64 * 3);
+
+  // With the files gone, the memo still makes the same batches; without it, loading fails.
+  for (const std::string& file : files) std::filesystem::remove(file);
+  size_t k = 0;
+  for (const DetectAugment* augment : augments) {
+    const Batch kept = make_detect_collate(data, *augment, 9, {}, memo_of(*augment))(all, 1);
+    CHECK(torch::equal(kept.input, kept_batches[k++].input));
+    CHECK_THROWS_AS(make_detect_collate(data, *augment, 9)(all, 1), UserError);
+  }
 }

@@ -98,6 +98,7 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"auto_augment=augmix"}),
              Catch::Contains("'auto_augment'") && Catch::Contains("randaugment, autoaugment, trivialaugment"));
   CHECK_THAT(error_of(std::nullopt, {"randaugment_magnitude=31"}), Catch::Contains("'randaugment_magnitude'"));
+  CHECK_THAT(error_of(std::nullopt, {"cache=disk"}), Catch::Contains("'cache'") && Catch::Contains("false, ram"));
   CHECK_THAT(error_of(std::nullopt, {"save_period=0"}), Catch::Contains("'save_period'"));
   CHECK_THAT(error_of(std::nullopt, {"lr_scale=fast"}), Catch::Contains("'lr_scale'"));
   CHECK_THAT(error_of(std::nullopt, {"batch"}), Catch::Contains("needs a value"));

@@ -1,6 +1,7 @@
 // Times what a recipe's data costs before any model runs: building the task (scanning and
 // verifying the data set) and then the training loader's batches (decoding, augmentation and
-// collation on `workers` threads) with nothing consuming them but this loop.
+// collation on `workers` threads) with nothing consuming them but this loop; with --epoch N the
+// epochs before N run whole first (so cache=ram has filled its memory before the timing).
 // scripts/bench-loader compares it with torchvision's DataLoader on the same folder.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -26,11 +27,13 @@ int main(int argc, char** argv) {
   CLI::App app{"time a recipe's data set scan and training loader"};
   std::optional<std::string> config;
   std::vector<std::string> overrides;
-  int64_t batches = 50, warmup = 5;
+  int64_t batches = 50, warmup = 5, timed_epoch = 0;
   app.add_option("--config", config, "recipe YAML");
   app.add_option("overrides", overrides, "key=value recipe overrides");
   app.add_option("--batches", batches, "timed batches")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed batches first (the loader filling its prefetch queue)");
+  app.add_option("--epoch", timed_epoch, "the epoch timed; those before it run whole first, untimed (cache=ram fills its memory there)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   // As the trainer binary does: freed buffers stay in the process, so a sample's images do not
   // fault fresh pages in each time.
@@ -45,7 +48,15 @@ int main(int argc, char** argv) {
     const double scan_seconds = seconds_since(scan_start);
 
     const auto seed = static_cast<uint64_t>(settings.seed);
-    auto epoch = task->epoch_batches(seed, 0, settings.batch);
+    trainer::Loader loader(task->train_collate(seed), settings.workers, settings.prefetch);
+    const auto earlier_start = std::chrono::steady_clock::now();
+    for (int64_t earlier = 0; earlier < timed_epoch; ++earlier) {
+      loader.start_epoch(task->epoch_batches(seed, earlier, settings.batch), earlier);
+      while (loader.next()) {
+      }
+    }
+    const double earlier_seconds = seconds_since(earlier_start);
+    auto epoch = task->epoch_batches(seed, timed_epoch, settings.batch);
     const size_t wanted = static_cast<size_t>(warmup + batches);
     if (epoch.size() < wanted) {
       throw trainer::UserError("the epoch has " + std::to_string(epoch.size()) + " batches of " +
@@ -53,15 +64,15 @@ int main(int argc, char** argv) {
                                std::to_string(wanted));
     }
     epoch.resize(wanted);
-    trainer::Loader loader(task->train_collate(seed), settings.workers, settings.prefetch);
-    loader.start_epoch(std::move(epoch), 0);
+    loader.start_epoch(std::move(epoch), timed_epoch);
     for (int64_t i = 0; i < warmup; ++i) loader.next();
     int64_t images = 0;
     const auto start = std::chrono::steady_clock::now();
     while (auto batch = loader.next()) images += batch->size;
     const double seconds = seconds_since(start);
-    std::printf("task_build_seconds=%.3f images=%lld seconds=%.3f images_per_second=%.1f workers=%lld\n",
-                scan_seconds, static_cast<long long>(images), seconds, double(images) / seconds,
+    std::printf("task_build_seconds=%.3f earlier_epochs_seconds=%.3f images=%lld seconds=%.3f images_per_second=%.1f "
+                "workers=%lld\n",
+                scan_seconds, earlier_seconds, static_cast<long long>(images), seconds, double(images) / seconds,
                 static_cast<long long>(settings.workers));
     return 0;
   } catch (const trainer::UserError& error) {

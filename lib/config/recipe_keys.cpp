@@ -283,6 +283,12 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(double_key("mixup_prob", &Settings::mixup_prob, 0.0, 1.0));
   keys.push_back(double_key("mixup_switch_prob", &Settings::mixup_switch_prob, 0.0, 1.0));
   keys.push_back(double_key("max_bad_fraction", &Settings::max_bad_fraction, 0.0, 1.0));
+  keys.push_back(enum_key<ImageCacheMode>("cache", &Settings::cache,
+                                          {{"false", ImageCacheMode::off},
+                                           {"ram", ImageCacheMode::ram},
+                                           {"true", ImageCacheMode::ram},
+                                           {"none", ImageCacheMode::off}},
+                                          true));
 
   keys.push_back({"device", false,
                   [](Settings& s, const RecipeValue& v) { s.device = parse_device("device", v); },

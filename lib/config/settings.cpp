@@ -62,6 +62,14 @@ const char* to_string(AutoAugmentPolicy value) {
   return "?";
 }
 
+const char* to_string(ImageCacheMode value) {
+  switch (value) {
+    case ImageCacheMode::off: return "false";
+    case ImageCacheMode::ram: return "ram";
+  }
+  return "?";
+}
+
 const char* to_string(NormKind value) {
   switch (value) {
     case NormKind::batch: return "bn";

@@ -23,6 +23,8 @@ enum class DistBackend { automatic, gloo, nccl };
 // Classification training's automatic augmentation, torchvision's AutoAugment (ImageNet policy),
 // RandAugment and TrivialAugmentWide (data/auto_augment.h).
 enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
+// Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
+enum class ImageCacheMode { off, ram };
 
 // `freeze`: the model's first N layers, or layers named by their state-dict prefix
 // (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
@@ -64,6 +66,7 @@ struct Settings {
   double mixup_prob = 1.0;                   ///< share of batches mixed when either alpha is on, [0, 1]
   double mixup_switch_prob = 0.5;            ///< with both on: share of mixed batches that use CutMix, [0, 1]
   double max_bad_fraction = 0.01;            ///< unreadable images tolerated before failing, [0, 1]
+  ImageCacheMode cache = ImageCacheMode::off;  ///< detection: false | ram (true = ram) keeps decoded images in memory
 
   // --- hardware
   std::string device = "auto";               ///< auto | cpu | cuda | cuda:N
@@ -169,6 +172,7 @@ const char* to_string(AmpMode value);
 const char* to_string(CompileMode value);
 const char* to_string(NormKind value);
 const char* to_string(AutoAugmentPolicy value);
+const char* to_string(ImageCacheMode value);
 const char* to_string(DistBackend value);
 std::string lr_scale_text(const Settings& settings);
 

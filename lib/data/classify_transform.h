@@ -16,7 +16,7 @@ struct ClassifyAugment {
   bool train = true;         ///< false: centre crop, resize and normalise only
   double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = centred square
   double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
-  AutoAugment auto_augment;  ///< train: RandAugment, AutoAugment or TrivialAugmentWide on the resized sample
+  AutoAugment auto_augment = {};  ///< train: RandAugment, AutoAugment or TrivialAugmentWide on the resized sample
   double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
   BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
 };

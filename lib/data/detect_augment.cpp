@@ -113,13 +113,17 @@ torch::Tensor Letterbox::to_original(const torch::Tensor& xyxy) const {
   return torch::min(mapped.clamp_min(0), as_tensor(original.width, original.height)).to(xyxy.scalar_type());
 }
 
+std::vector<PixelBox> Letterbox::to_letterbox(const std::vector<PixelBox>& boxes) const {
+  return scaled(boxes, scale_x, scale_y, pad_x, pad_y);
+}
+
 LabelledImage letterbox(const LabelledImage& in, const Letterbox& geometry, int64_t side, uint8_t pad) {
   TORCH_INTERNAL_ASSERT(in.image.size() == geometry.original, "letterbox geometry of another image");
   LabelledImage out;
   out.image = cv::Mat(int(side), int(side), in.image.type(), cv::Scalar::all(pad));
   resize_to(in.image, geometry.resized)
       .copyTo(out.image(cv::Rect(cv::Point(geometry.pad_x, geometry.pad_y), geometry.resized)));
-  out.boxes = scaled(in.boxes, geometry.scale_x, geometry.scale_y, geometry.pad_x, geometry.pad_y);
+  out.boxes = geometry.to_letterbox(in.boxes);
   return out;
 }
 

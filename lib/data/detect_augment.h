@@ -67,6 +67,8 @@ struct Letterbox {
   // Boxes [..., 4] as (x1, y1, x2, y2) in letterbox pixels mapped to the original image and
   // clipped to it: how predictions are reported in the coordinates of the file.
   torch::Tensor to_original(const torch::Tensor& xyxy) const;
+  // Boxes in original pixels placed in the letterbox, as letterbox() places the image's.
+  std::vector<PixelBox> to_letterbox(const std::vector<PixelBox>& boxes) const;
 };
 // scaleup = false leaves images smaller than the square at their size (Ultralytics' validation).
 Letterbox letterbox_geometry(cv::Size original, int64_t side, bool scaleup);

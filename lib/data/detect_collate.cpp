@@ -21,20 +21,35 @@ LabelledImage load(const DetectDataset& data, size_t index, int64_t shrink_to = 
   return {std::move(image), std::move(boxes)};
 }
 
-// Evaluation decodes whole, so predictions map back through letterbox_geometry(original_size).
-LabelledImage letterboxed(const DetectDataset& data, size_t index, int64_t side, bool scaleup, uint8_t pad,
-                          bool train) {
-  const LabelledImage original = load(data, index, train ? side : 0);
-  return letterbox(original, letterbox_geometry(original.image.size(), side, scaleup), side, pad);
+// A training sample's source, as Ultralytics' load_image makes it: the image with its long side
+// resized to imgsz, its boxes in those pixels. With a memo the resized image is kept after its
+// first decode; the boxes always come from the YOLO labels and the resized size, so a sample is
+// the same with the memo as without.
+LabelledImage training_source(const DetectDataset& data, size_t index, int64_t side, const ImageMemo* memo) {
+  const auto make = [&] { return resize_long_side(load(data, index, side), side).image; };
+  cv::Mat image = memo ? memo->get(index, make) : make();
+  std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), image.size());
+  return {std::move(image), std::move(boxes)};
+}
+
+// Evaluation decodes whole, so predictions map back through letterbox_geometry(original_size);
+// with a memo the letterboxed image is kept (it has no random part).
+LabelledImage evaluation_sample(const DetectDataset& data, size_t index, const DetectAugment& augment,
+                                const ImageMemo* memo) {
+  const Letterbox geometry = letterbox_geometry(data.original_size(index), augment.imgsz, augment.scaleup);
+  const auto make = [&] { return letterbox(load(data, index), geometry, augment.imgsz, augment.pad_value).image; };
+  cv::Mat image = memo ? memo->get(index, make) : make();
+  std::vector<PixelBox> boxes = geometry.to_letterbox(to_pixel_boxes(data.boxes(index), geometry.original));
+  return {std::move(image), std::move(boxes)};
 }
 
 LabelledImage mosaic_of(const DetectDataset& data, const DetectAugment& augment, size_t index,
-                        const std::vector<size_t>& pool, SplitMix64& rng) {
+                        const std::vector<size_t>& pool, const ImageMemo* memo, SplitMix64& rng) {
   std::vector<LabelledImage> tiles;
-  tiles.push_back(resize_long_side(load(data, index, augment.imgsz), augment.imgsz));
+  tiles.push_back(training_source(data, index, augment.imgsz, memo));
   for (int partner = 0; partner < 3; ++partner) {
     const size_t other = pool.empty() ? size_t(rng.below(data.size())) : pool[rng.below(pool.size())];
-    tiles.push_back(resize_long_side(load(data, other, augment.imgsz), augment.imgsz));
+    tiles.push_back(training_source(data, other, augment.imgsz, memo));
   }
   return mosaic4(tiles, augment.imgsz, augment.pad_value, rng);
 }
@@ -76,13 +91,18 @@ int64_t write_target(const std::vector<PixelBox>& boxes, int64_t rows, float* ou
 }  // namespace
 
 LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
-                            size_t index, const std::vector<size_t>& mosaic_pool) {
+                            size_t index, const std::vector<size_t>& mosaic_pool, const ImageMemo* memo) {
   const int64_t side = augment.imgsz;
-  if (!augment.train) return letterboxed(data, index, side, augment.scaleup, augment.pad_value, false);
+  if (!augment.train) return evaluation_sample(data, index, augment, memo);
   SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
   const bool mosaic = rng.uniform() < augment.mosaic && epoch < augment.close_mosaic_epoch;
-  const LabelledImage placed = mosaic ? mosaic_of(data, augment, index, mosaic_pool, rng)
-                                      : letterboxed(data, index, side, true, augment.pad_value, true);
+  LabelledImage placed;
+  if (mosaic) {
+    placed = mosaic_of(data, augment, index, mosaic_pool, memo, rng);
+  } else {
+    const LabelledImage source = training_source(data, index, side, memo);
+    placed = letterbox(source, letterbox_geometry(source.image.size(), side, true), side, augment.pad_value);
+  }
   LabelledImage sample = random_perspective(placed, cv::Size(int(side), int(side)), augment, rng);
   random_hsv(sample.image, augment, rng);
   random_flips(sample, augment, rng);
@@ -90,10 +110,12 @@ LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augm
 }
 
 Loader::Collate make_detect_collate(const DetectDataset& data, DetectAugment augment, uint64_t seed,
-                                    std::vector<size_t> mosaic_pool) {
+                                    std::vector<size_t> mosaic_pool, const ImageMemo* memo) {
   TORCH_INTERNAL_ASSERT(augment.imgsz >= 1 && augment.max_boxes >= 1, "bad DetectAugment");
   for (const size_t index : mosaic_pool) TORCH_INTERNAL_ASSERT(index < data.size(), "mosaic_pool beyond the dataset");
-  return [&data, augment, seed, pool = std::move(mosaic_pool)](const std::vector<size_t>& indices, int64_t epoch) {
+  TORCH_INTERNAL_ASSERT(!memo || memo->size() == data.size(), "a memo of another data set");
+  return [&data, augment, seed, pool = std::move(mosaic_pool), memo](const std::vector<size_t>& indices,
+                                                                      int64_t epoch) {
     const int64_t count = int64_t(indices.size()), side = augment.imgsz, rows = augment.max_boxes;
     Batch batch;
     batch.size = count;
@@ -102,7 +124,7 @@ Loader::Collate make_detect_collate(const DetectDataset& data, DetectAugment aug
     float* input = batch.input.data_ptr<float>();
     float* target = batch.target.data_ptr<float>();
     for (int64_t b = 0; b < count; ++b) {
-      const LabelledImage sample = detect_sample(data, augment, seed, epoch, indices[size_t(b)], pool);
+      const LabelledImage sample = detect_sample(data, augment, seed, epoch, indices[size_t(b)], pool, memo);
       write_input(sample.image, input + b * 3 * side * side);
       batch.dropped_boxes += write_target(sample.boxes, rows, target + b * rows * 5);
     }

@@ -11,6 +11,7 @@
 
 #include "data/detect_augment.h"
 #include "data/detect_dataset.h"
+#include "data/image_memo.h"
 #include "data/loader.h"
 
 namespace trainer {
@@ -21,15 +22,19 @@ namespace trainer {
 // back by the perspective warp; otherwise the sample is letterboxed and warped. HSV gains and
 // flips follow. Each sample's draws come from a generator seeded by (seed, epoch, index), so a
 // batch is bit-identical for any worker count and a resumed run replays it.
+// Training loads every image as Ultralytics' load_image does, its long side resized to imgsz,
+// before the mosaic or the letterbox.
 // Evaluation: letterbox only. Map predictions back with
 // letterbox_geometry(data.original_size(i), imgsz, scaleup).to_original(...), and take the
 // ground truth for metrics from data.boxes(i), which max_boxes never truncates.
-// `data` must outlive the returned function.
+// With `memo` (one slot per image of `data`), the resized training images, or the letterboxed
+// evaluation images, are kept after their first decode; the batches are the same as without it.
+// `data` and `memo` must outlive the returned function.
 Loader::Collate make_detect_collate(const DetectDataset& data, DetectAugment augment, uint64_t seed,
-                                    std::vector<size_t> mosaic_pool = {});
+                                    std::vector<size_t> mosaic_pool = {}, const ImageMemo* memo = nullptr);
 
 // One sample exactly as the collate builds it, before it becomes tensors (tests, batch plots).
 LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
-                            size_t index, const std::vector<size_t>& mosaic_pool);
+                            size_t index, const std::vector<size_t>& mosaic_pool, const ImageMemo* memo = nullptr);
 
 }  // namespace trainer

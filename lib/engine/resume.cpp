@@ -42,7 +42,7 @@ const std::vector<std::string>& resumable_keys() {
       "epochs",  "workers",     "prefetch",  "device",      "threads",      "save_period", "save_interval",
       "patience", "val",        "plots",     "resume",      "resume_force", "project",     "name",
       "exist_ok", "nproc",      "nnodes",    "node_rank",   "master_addr",  "master_port", "dist_backend",
-      "dist_timeout", "compile", "compile_cache_dir", "compile_cache_limit"};
+      "dist_timeout", "compile", "compile_cache_dir", "compile_cache_limit", "cache"};
   return keys;
 }
 

@@ -107,6 +107,8 @@ DetectTask::DetectTask(const Settings& settings, bool with_train_split)
     train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
     train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
   }
+  // `val` and `predict` read each image once: nothing to keep for.
+  if (settings.cache == ImageCacheMode::ram && with_train_split) make_memos();
   torch::manual_seed(static_cast<uint64_t>(settings.seed));
   model_ = make_yolov8(settings.model, 3, classes());
   DetectionLossOptions loss_options;
@@ -114,6 +116,28 @@ DetectTask::DetectTask(const Settings& settings, bool with_train_split)
   loss_options.cls = settings.cls;
   loss_options.dfl = settings.dfl;
   loss_ = std::make_unique<DetectionLoss>(classes(), model_->strides(), model_->reg_max(), loss_options);
+}
+
+void DetectTask::make_memos() {
+  // What the kept images will take: training ones resized to imgsz on the long side (as
+  // resize_long_side rounds), validation ones letterboxed to imgsz x imgsz.
+  int64_t bytes = 0;
+  for (const size_t i : train_indices_) {
+    const cv::Size size = train_->original_size(i);
+    const double ratio = double(imgsz_) / std::max(size.width, size.height);
+    bytes += int64_t(std::ceil(size.width * ratio)) * int64_t(std::ceil(size.height * ratio)) * 3;
+  }
+  bytes += int64_t(val_->size()) * imgsz_ * imgsz_ * 3;
+  const int64_t available = available_memory_bytes();
+  const double gigabytes = double(bytes) / 1e9;
+  if (available >= 0 && bytes > available / 3 * 2) {
+    spdlog::warn("cache=ram: the decoded images need {:.1f} GB, more than two thirds of the {:.1f} GB available; "
+                 "not caching", gigabytes, double(available) / 1e9);
+    return;
+  }
+  spdlog::info("cache=ram: keeping decoded images in memory as they are first loaded ({:.2f} GB)", gigabytes);
+  train_memo_ = std::make_unique<ImageMemo>(train_->size());
+  val_memo_ = std::make_unique<ImageMemo>(val_->size());
 }
 
 DetectAugment DetectTask::augment(bool train) const {
@@ -146,7 +170,7 @@ Loader::Collate DetectTask::train_collate(uint64_t seed) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
   // A `fraction` subset draws its mosaic partners from itself.
   std::vector<size_t> pool = train_indices_.size() == train_->size() ? std::vector<size_t>() : train_indices_;
-  return make_detect_collate(*train_, augment(true), seed, std::move(pool));
+  return make_detect_collate(*train_, augment(true), seed, std::move(pool), train_memo_.get());
 }
 
 LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }
@@ -166,7 +190,7 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
   std::iota(order.begin(), order.end(), size_t{0});
   const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
   const DetectAugment evaluation = augment(false);
-  Loader loader(make_detect_collate(*val_, evaluation, 0), settings_.workers, settings_.prefetch);
+  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), settings_.workers, settings_.prefetch);
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));

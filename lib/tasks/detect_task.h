@@ -7,6 +7,7 @@
 #include "data/detect_augment.h"
 #include "data/detect_dataset.h"
 #include "data/detect_dataset_config.h"
+#include "data/image_memo.h"
 #include "models/yolov8.h"
 #include "tasks/detection_loss.h"
 #include "tasks/task.h"
@@ -41,6 +42,8 @@ class DetectTask : public Task {
 
  private:
   DetectAugment augment(bool train) const;
+  // cache=ram: the memos, unless the images would crowd the available memory (then a warning).
+  void make_memos();
   // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] in letterbox pixels.
   std::vector<torch::Tensor> detections(const std::vector<torch::Tensor>& levels, double confidence) const;
 
@@ -49,6 +52,9 @@ class DetectTask : public Task {
   int64_t imgsz_ = 640;
   std::unique_ptr<DetectDataset> train_;
   std::unique_ptr<DetectDataset> val_;
+  // cache=ram: the decoded images of each split, kept across epochs; null when caching is off.
+  std::unique_ptr<ImageMemo> train_memo_;
+  std::unique_ptr<ImageMemo> val_memo_;
   std::vector<size_t> train_indices_;
   YOLOv8 model_{nullptr};
   std::unique_ptr<DetectionLoss> loss_;
