@@ -128,7 +128,8 @@ TEST_CASE("RandAugment draws N of its 14 ops uniformly, all at bin M of torchvis
         const std::string name(image_op_name(draw.op));
         INFO("magnitude bin " << magnitude << ": " << name << " " << draw.magnitude);
         const OpTable& table = tables().at("randaugment").at(name);
-        CHECK(close_to(std::abs(draw.magnitude), table.magnitudes[table.magnitudes.size() > 1 ? size_t(magnitude) : 0]));
+        const size_t bin = table.magnitudes.size() > 1 ? size_t(magnitude) : 0;
+        CHECK(close_to(std::abs(draw.magnitude), table.magnitudes[bin]));
         ++counts[name];
         if (draw.magnitude < 0) ++negated[name];
       }

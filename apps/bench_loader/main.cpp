@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("overrides", overrides, "key=value recipe overrides");
   app.add_option("--batches", batches, "timed batches")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed batches first (the loader filling its prefetch queue)");
-  app.add_option("--epoch", timed_epoch, "the epoch timed; those before it run whole first, untimed (cache=ram fills its memory there)")
+  app.add_option("--epoch", timed_epoch,
+                 "the epoch timed; those before it run whole first, untimed (cache=ram fills its memory there)")
       ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   // As the trainer binary does: freed buffers stay in the process, so a sample's images do not

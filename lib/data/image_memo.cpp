@@ -1,8 +1,5 @@
 #include "data/image_memo.h"
 
-#include <fstream>
-#include <string>
-
 #include "util/error.h"
 
 namespace trainer {
@@ -18,16 +15,6 @@ cv::Mat ImageMemo::get(size_t index, const std::function<cv::Mat()>& make) const
     bytes_ += int64_t(slot.image.total() * slot.image.elemSize());
   });
   return slot.image;
-}
-
-int64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  int64_t kilobytes = 0;
-  while (meminfo >> key >> kilobytes >> unit) {
-    if (key == "MemAvailable:") return kilobytes * 1024;
-  }
-  return -1;
 }
 
 }  // namespace trainer

@@ -35,8 +35,4 @@ class ImageMemo {
   mutable std::atomic<int64_t> bytes_{0};
 };
 
-// Bytes of memory the system can still give without swapping (Linux's MemAvailable), or -1 where
-// it cannot tell.
-int64_t available_memory_bytes();
-
 }  // namespace trainer

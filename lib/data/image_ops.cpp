@@ -132,7 +132,9 @@ cv::Mat grey_of(const cv::Mat& image) {
 cv::Mat blend_images(const cv::Mat& image, const cv::Mat& other, double ratio) {
   cv::Mat out(image.size(), image.type());
   const int width = image.cols * image.channels();
-  for (int y = 0; y < image.rows; ++y) blend_values(image.ptr<uint8_t>(y), other.ptr<uint8_t>(y), out.ptr<uint8_t>(y), width, Blend(ratio));
+  for (int y = 0; y < image.rows; ++y) {
+    blend_values(image.ptr<uint8_t>(y), other.ptr<uint8_t>(y), out.ptr<uint8_t>(y), width, Blend(ratio));
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include "tasks/nms.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/memory.h"
 
 namespace trainer {
 namespace {
@@ -128,7 +129,7 @@ void DetectTask::make_memos() {
     bytes += int64_t(std::ceil(size.width * ratio)) * int64_t(std::ceil(size.height * ratio)) * 3;
   }
   bytes += int64_t(val_->size()) * imgsz_ * imgsz_ * 3;
-  const int64_t available = available_memory_bytes();
+  const int64_t available = available_host_memory_bytes();
   const double gigabytes = double(bytes) / 1e9;
   if (available >= 0 && bytes > available / 3 * 2) {
     spdlog::warn("cache=ram: the decoded images need {:.1f} GB, more than two thirds of the {:.1f} GB available; "
@@ -190,7 +191,8 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
   std::iota(order.begin(), order.end(), size_t{0});
   const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
   const DetectAugment evaluation = augment(false);
-  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), settings_.workers, settings_.prefetch);
+  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), settings_.workers,
+                settings_.prefetch);
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));

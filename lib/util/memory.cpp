@@ -62,6 +62,16 @@ void reset_peak_memory(const c10::Device& device) {
   clear_refs << "5";  // "5" resets the peak resident set to the current one
 }
 
+int64_t available_host_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  int64_t kilobytes = 0;
+  while (meminfo >> key >> kilobytes >> unit) {
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  }
+  return -1;
+}
+
 double total_memory_mb(const c10::Device& device) {
 #ifdef TRAINER_CUDA
   if (device.is_cuda()) {
