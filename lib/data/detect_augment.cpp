@@ -82,10 +82,14 @@ std::vector<PixelBox> to_pixel_boxes(const std::vector<YoloBox>& boxes, cv::Size
   return out;
 }
 
+cv::Size long_side_size(cv::Size size, int64_t side) {
+  const double ratio = double(side) / std::max(size.width, size.height);
+  return {std::min<int>(int(std::ceil(size.width * ratio)), int(side)),
+          std::min<int>(int(std::ceil(size.height * ratio)), int(side))};
+}
+
 LabelledImage resize_long_side(const LabelledImage& in, int64_t side) {
-  const double ratio = double(side) / std::max(in.image.cols, in.image.rows);
-  const cv::Size size(std::min<int>(int(std::ceil(in.image.cols * ratio)), int(side)),
-                      std::min<int>(int(std::ceil(in.image.rows * ratio)), int(side)));
+  const cv::Size size = long_side_size(in.image.size(), side);
   return {resize_to(in.image, size),
           scaled(in.boxes, double(size.width) / in.image.cols, double(size.height) / in.image.rows, 0, 0)};
 }

@@ -54,8 +54,10 @@ struct LabelledImage {
 
 std::vector<PixelBox> to_pixel_boxes(const std::vector<YoloBox>& boxes, cv::Size size);
 
-// Resizes so the long side is `side`, keeping the aspect ratio (Ultralytics' load_image):
-// how mosaic tiles are loaded.
+// The size with the long side `side` and the aspect ratio kept, each side rounded up (Ultralytics'
+// load_image).
+cv::Size long_side_size(cv::Size size, int64_t side);
+// Resizes to long_side_size: how mosaic tiles are loaded.
 LabelledImage resize_long_side(const LabelledImage& in, int64_t side);
 
 // Where an image lands in a side x side letterbox: scaled to fit, centred, padded.

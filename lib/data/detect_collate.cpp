@@ -4,21 +4,21 @@
 #include <numeric>
 
 #include "data/read_image.h"
+#include "data/resize_image.h"
 
 namespace trainer {
 namespace {
 
-// With shrink_to > 0 the caller shrinks the long side to that many pixels, so a JPEG whose long
-// side keeps that many at 1/2, 1/4 or 1/8 is decoded at that fraction (libjpeg's DCT scaling, a
-// fraction of the work of decoding a large photograph whole); the boxes follow the pixels.
-LabelledImage load(const DetectDataset& data, size_t index, int64_t shrink_to = 0) {
+// The image's pixels. With shrink_to > 0 the caller shrinks the long side to that many pixels, so
+// a JPEG whose long side keeps that many at 1/2, 1/4 or 1/8 is decoded at that fraction (libjpeg's
+// DCT scaling, a fraction of the work of decoding a large photograph whole). Boxes are placed by
+// the callers, from the labels and the size the image ends at.
+cv::Mat decode(const DetectDataset& data, size_t index, int64_t shrink_to = 0) {
   const cv::Size size = data.original_size(index);
   const int reduction = shrink_to > 0 ? reduction_keeping(std::max(size.width, size.height), shrink_to,
                                                           data.max_reduction(index))
                                       : 1;
-  cv::Mat image = data.image(index, reduction);
-  std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), image.size());
-  return {std::move(image), std::move(boxes)};
+  return data.image(index, reduction);
 }
 
 // A training sample's source, as Ultralytics' load_image makes it: the image with its long side
@@ -26,7 +26,10 @@ LabelledImage load(const DetectDataset& data, size_t index, int64_t shrink_to = 
 // first decode; the boxes always come from the YOLO labels and the resized size, so a sample is
 // the same with the memo as without.
 LabelledImage training_source(const DetectDataset& data, size_t index, int64_t side, const ImageMemo* memo) {
-  const auto make = [&] { return resize_long_side(load(data, index, side), side).image; };
+  const auto make = [&] {
+    const cv::Mat decoded = decode(data, index, side);
+    return resize_to(decoded, long_side_size(decoded.size(), side));
+  };
   cv::Mat image = memo ? memo->get(index, make) : make();
   std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), image.size());
   return {std::move(image), std::move(boxes)};
@@ -37,7 +40,9 @@ LabelledImage training_source(const DetectDataset& data, size_t index, int64_t s
 LabelledImage evaluation_sample(const DetectDataset& data, size_t index, const DetectAugment& augment,
                                 const ImageMemo* memo) {
   const Letterbox geometry = letterbox_geometry(data.original_size(index), augment.imgsz, augment.scaleup);
-  const auto make = [&] { return letterbox(load(data, index), geometry, augment.imgsz, augment.pad_value).image; };
+  const auto make = [&] {
+    return letterbox({decode(data, index), {}}, geometry, augment.imgsz, augment.pad_value).image;
+  };
   cv::Mat image = memo ? memo->get(index, make) : make();
   std::vector<PixelBox> boxes = geometry.to_letterbox(to_pixel_boxes(data.boxes(index), geometry.original));
   return {std::move(image), std::move(boxes)};

@@ -120,13 +120,12 @@ DetectTask::DetectTask(const Settings& settings, bool with_train_split)
 }
 
 void DetectTask::make_memos() {
-  // What the kept images will take: training ones resized to imgsz on the long side (as
-  // resize_long_side rounds), validation ones letterboxed to imgsz x imgsz.
+  // What the kept images will take: training ones resized to imgsz on the long side, validation
+  // ones letterboxed to imgsz x imgsz.
   int64_t bytes = 0;
   for (const size_t i : train_indices_) {
-    const cv::Size size = train_->original_size(i);
-    const double ratio = double(imgsz_) / std::max(size.width, size.height);
-    bytes += int64_t(std::ceil(size.width * ratio)) * int64_t(std::ceil(size.height * ratio)) * 3;
+    const cv::Size size = long_side_size(train_->original_size(i), imgsz_);
+    bytes += int64_t(size.width) * size.height * 3;
   }
   bytes += int64_t(val_->size()) * imgsz_ * imgsz_ * 3;
   const int64_t available = available_host_memory_bytes();
