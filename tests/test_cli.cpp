@@ -2,6 +2,7 @@
 // checkpoints Python reads; bad input exits non-zero with a message naming the problem.
 #include <catch2/catch.hpp>
 
+#include "io/results_csv.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;
@@ -27,10 +28,27 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
   CHECK_THAT(csv, Catch::StartsWith("epoch,train/loss,val/loss,top1,top5,lr"));
 
+  // The last validation's confusion matrix: each of the 12 validation images once, under its
+  // class ("bright", "dark"), its diagonal the top-1 of results.csv's last row.
+  CHECK(std::filesystem::exists(run / "confusion_matrix.png"));
+  const auto confusion = read_confusion_counts(run / "confusion_matrix.csv");
+  REQUIRE(confusion.size() == 2);
+  REQUIRE(confusion[0].size() == 2);
+  CHECK(confusion[0][0] + confusion[1][0] == 6);
+  CHECK(confusion[0][1] + confusion[1][1] == 6);
+  const trainer::ResultsTable results = trainer::read_results(run / "results.csv");
+  CHECK(results.header.at(3) == "top1");
+  CHECK(static_cast<double>(confusion[0][0] + confusion[1][1]) / 12.0 == Approx(results.rows.back().at(3)));
+
   const CommandResult val = run_trainer("val --weights " + (run / "weights" / "best.pt").string());
   INFO(val.output);
   CHECK(val.exit_code == 0);
   CHECK_THAT(val.output, Catch::Contains("top1"));
+  CHECK_THAT(val.output, Catch::Contains("confusion matrix in " + (project / "classify" / "val").string()));
+  const auto val_confusion = read_confusion_counts(project / "classify" / "val" / "confusion_matrix.csv");
+  REQUIRE(val_confusion.size() == 2);
+  CHECK(val_confusion[0][0] + val_confusion[1][0] + val_confusion[0][1] + val_confusion[1][1] == 12);
+  CHECK(std::filesystem::exists(project / "classify" / "val" / "confusion_matrix.png"));
 
   const CommandResult predict = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
                                             " --top 2 --source " + (dir / "data" / "val" / "bright").string() + " " +

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "io/checkpoint.h"
 #include "test_helpers.h"
@@ -49,6 +50,27 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   REQUIRE(val.exit_code == 0);
   CHECK(val.output.find("mAP50-95") != std::string::npos);
   CHECK(val.output.find("AP50") != std::string::npos);  // the per-class table
+
+  // The confusion matrices of training's last validation and of `val` (its own folder): every
+  // validation box counted once in its class's column, the background's column and row last.
+  const auto val_folder = dir / "runs" / "detect" / "val";
+  CHECK(val.output.find("confusion matrix in " + val_folder.string()) != std::string::npos);
+  CHECK(read_text(run / "confusion_matrix.csv") == read_text(val_folder / "confusion_matrix.csv"));
+  CHECK(std::filesystem::exists(val_folder / "confusion_matrix.png"));
+  const auto confusion = read_confusion_counts(val_folder / "confusion_matrix.csv");
+  std::vector<int64_t> boxes_per_class(confusion.size(), 0);
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "shapes" / "labels" / "val")) {
+    std::istringstream lines(read_text(entry.path()));
+    for (std::string line; std::getline(lines, line);) ++boxes_per_class.at(std::stoul(line));
+  }
+  REQUIRE(confusion.size() == 6);  // five shapes and the background
+  for (size_t truth = 0; truth + 1 < confusion.size(); ++truth) {
+    int64_t column = 0;
+    for (const auto& row : confusion) column += row.at(truth);
+    INFO("class " << truth);
+    CHECK(column == boxes_per_class[truth]);
+  }
+  CHECK(confusion.back().back() == 0);
 
   const CommandResult predicted = run_trainer("predict --weights " + (run / "weights" / "last.pt").string() +
                                               " --source " + dir.file("shapes/images/val") + " project=" +
@@ -147,4 +169,6 @@ TEST_CASE("two ranks validate detection as one process validates the whole split
     CHECK(!metric_line(val.output, name).empty());
     CHECK(metric_line(trained.output, name) == metric_line(val.output, name));
   }
+  CHECK(read_text(dir / "runs" / "detect" / "two" / "confusion_matrix.csv") ==
+        read_text(dir / "runs" / "detect" / "val" / "confusion_matrix.csv"));
 }

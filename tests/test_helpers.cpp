@@ -195,4 +195,19 @@ size_t count_lines(const std::string& text, const std::string& needle) {
   return count;
 }
 
+std::vector<std::vector<int64_t>> read_confusion_counts(const std::filesystem::path& path) {
+  std::vector<std::vector<int64_t>> rows;
+  std::istringstream in(read_text(path));
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    std::istringstream cells(line);
+    std::string cell;
+    std::getline(cells, cell, ',');  // the row's name
+    rows.emplace_back();
+    while (std::getline(cells, cell, ',')) rows.back().push_back(std::stoll(cell));
+  }
+  return rows;
+}
+
 }  // namespace trainer::testing

@@ -150,4 +150,8 @@ std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch);
 // How many lines of `text` contain `needle`.
 size_t count_lines(const std::string& text, const std::string& needle);
 
+// The counts of a confusion_matrix.csv ([predicted][true]), without its names; class names in
+// the tests hold no comma.
+std::vector<std::vector<int64_t>> read_confusion_counts(const std::filesystem::path& path);
+
 }  // namespace trainer::testing

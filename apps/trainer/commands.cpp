@@ -16,6 +16,7 @@
 #include "engine/smoke.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
+#include "io/confusion_matrix_files.h"
 #include "io/progress.h"
 #include "io/results_csv.h"
 #include "io/results_plot.h"
@@ -114,6 +115,7 @@ int run_train(const CommonOptions& options) {
   std::unique_ptr<ConsoleProgress> progress;
   std::unique_ptr<ResultsCsv> csv;
   std::unique_ptr<ResultsPlot> plot;
+  std::unique_ptr<ConfusionMatrixFiles> confusion;
   if (world.is_main()) {
     const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
     progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(options.quiet));
@@ -123,6 +125,8 @@ int run_train(const CommonOptions& options) {
     trainer.add_observer(*progress);
     if (settings.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
     trainer.add_observer(*csv);
+    confusion = std::make_unique<ConfusionMatrixFiles>(folder, settings.plots);
+    trainer.add_observer(*confusion);
   }
   TrainingSummary summary;
   try {
@@ -162,6 +166,7 @@ int run_train(const CommonOptions& options) {
 // its EMA weights when it has them: what validation and prediction evaluate.
 struct TrainedModel {
   Checkpoint checkpoint;
+  Settings settings;
   std::unique_ptr<Task> task;
   torch::Device device = torch::kCPU;
 };
@@ -171,9 +176,9 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   trained.checkpoint = load_checkpoint(weights);
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
-  const Settings settings =
-      options.config ? load_settings(options.config, overrides)
-                     : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
+  trained.settings = options.config ? load_settings(options.config, overrides)
+                                    : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
+  const Settings& settings = trained.settings;
   configure_runtime(settings);
   trained.task = make_task(settings, false);
   const Checkpoint& checkpoint = trained.checkpoint;
@@ -190,6 +195,13 @@ int run_val(const CommonOptions& options, const std::string& weights) {
               static_cast<long long>(trained.checkpoint.epoch));
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
+  if (metrics.confusion) {
+    const Settings& settings = trained.settings;
+    const std::filesystem::path folder =
+        make_numbered_folder(std::filesystem::path(settings.project) / trained.task->name(), "val", settings.exist_ok);
+    save_confusion_matrix(*metrics.confusion, folder, settings.plots);
+    std::printf("confusion matrix in %s\n", folder.string().c_str());
+  }
   return 0;
 }
 

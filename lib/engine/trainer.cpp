@@ -406,6 +406,7 @@ TrainingSummary Trainer::fit() {
       if (ema) ema->swap(model);
       record.metrics = metrics.values;
       record.fitness = metrics.fitness;
+      record.confusion = metrics.confusion;
     }
     record.peak_memory_mb = peak_memory_mb(plan_.device);
     const ExecutionReport execution_report = executor->report();

@@ -1,10 +1,12 @@
 // Logging, CSV, plots and progress observe a few named events instead of living in the loop.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/training_plan.h"
+#include "tasks/confusion_matrix.h"
 
 namespace trainer {
 
@@ -27,6 +29,7 @@ struct EpochRecord {
   int64_t epoch = 0;              ///< 1-based
   std::vector<double> losses;     ///< training loss parts, per-sample mean over the epoch
   std::vector<std::pair<std::string, double>> metrics;
+  std::optional<ConfusionMatrix> confusion;  ///< of this epoch's validation, where the task has one
   double lr = 0;                  ///< weight-group LR at the end of the epoch
   double grad_norm = 0;           ///< mean pre-clip total grad norm
   int64_t skipped_updates = 0;

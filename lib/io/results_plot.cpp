@@ -2,16 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "io/png_file.h"
 #include "io/results_csv.h"
-#include "util/atomic_file.h"
-#include "util/error.h"
 
 namespace trainer {
 namespace {
@@ -76,10 +73,7 @@ void draw_charts(const std::vector<Series>& series, const std::filesystem::path&
                         kPanelWidth, kPanelHeight);
     if (!series[i].x.empty()) draw_panel(canvas, series[i], area);
   }
-  // Encoded first and then replaced in one step, so a viewer or a crash never sees half a chart.
-  std::vector<unsigned char> encoded;
-  if (!cv::imencode(".png", canvas, encoded)) throw UserError("cannot encode " + path.string() + " as PNG");
-  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
+  write_png_atomically(canvas, path);
 }
 
 ResultsPlot::ResultsPlot(std::filesystem::path path, std::filesystem::path history)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "data/classify_transform.h"
@@ -121,6 +123,7 @@ std::vector<double> ClassifyTask::validation_partials(const torch::Device& devic
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
   torch::Tensor top1 = torch::zeros({}, torch::TensorOptions().device(device).dtype(torch::kLong));
   torch::Tensor topk = torch::zeros_like(top1);
+  torch::Tensor confusion = torch::zeros({classes() * classes()}, top1.options());
   int64_t seen = 0;
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t, const Batch& batch, const torch::Tensor& input) {
@@ -130,10 +133,15 @@ std::vector<double> ClassifyTask::validation_partials(const torch::Device& devic
     const torch::Tensor hits = std::get<1>(logits.topk(k, 1)).eq(batch.target.unsqueeze(1));
     top1 += hits.select(1, 0).sum();
     topk += hits.any(1).sum();
+    add_classification_confusion(confusion, logits, batch.target);
     seen += batch.size;
   });
-  return {loss_sum.item<double>(), static_cast<double>(top1.item<int64_t>()), static_cast<double>(topk.item<int64_t>()),
-          static_cast<double>(seen)};
+  // Layout: loss sum, top-1 hits, top-k hits, samples, then the confusion counts.
+  std::vector<double> partials{loss_sum.item<double>(), static_cast<double>(top1.item<int64_t>()),
+                               static_cast<double>(topk.item<int64_t>()), static_cast<double>(seen)};
+  const torch::Tensor counts = confusion.cpu().to(torch::kDouble);
+  partials.insert(partials.end(), counts.data_ptr<double>(), counts.data_ptr<double>() + counts.numel());
+  return partials;
 }
 
 Metrics ClassifyTask::metrics(const std::vector<std::vector<double>>& partials) const {
@@ -142,6 +150,11 @@ Metrics ClassifyTask::metrics(const std::vector<std::vector<double>>& partials) 
   Metrics metrics;
   metrics.values = {{"val/loss", sums[0] / count}, {"top1", sums[1] / count}, {"top5", sums[2] / count}};
   metrics.fitness = sums[1] / count;
+  ConfusionMatrix confusion{class_names_, {}};
+  std::transform(sums.begin() + 4, sums.end(), std::back_inserter(confusion.counts),
+                 [](double value) { return static_cast<int64_t>(value); });
+  TORCH_CHECK(confusion.counts.size() == confusion.size() * confusion.size(), "classification partials: wrong layout");
+  metrics.confusion = std::move(confusion);
   return metrics;
 }
 

@@ -32,6 +32,9 @@ constexpr int64_t kMaxStride = 32;
 // Ultralytics' confidence thresholds when `conf` is unset: everything for mAP, likely objects for predict.
 constexpr double kValidationConfidence = 0.001;
 constexpr double kPredictConfidence = 0.25;
+// The confusion matrix counts likely objects only (kPredictConfidence unless `conf` is set) and
+// matches them at Ultralytics' IoU 0.45.
+constexpr double kConfusionIou = 0.45;
 
 int64_t letterbox_side(const Settings& settings) {
   const int64_t requested = settings.imgsz.value_or(640);
@@ -196,6 +199,7 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
   DetectionMetrics metrics;
+  DetectionConfusion confusion(classes(), settings_.conf.value_or(kPredictConfidence), kConfusionIou);
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
     std::vector<torch::Tensor> levels = model_->forward(input);
@@ -210,12 +214,14 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
       boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
       const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
       metrics.add_image(boxes, gt_boxes, gt_classes);
+      confusion.add_image(boxes, gt_boxes, gt_classes);
     }
   });
 
   const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
   std::vector<double> partials{losses[0].item<double>(), losses[1].item<double>(), losses[2].item<double>(), 0.0};
   for (const auto& indices : batches) partials[3] += static_cast<double>(indices.size());
+  partials.insert(partials.end(), confusion.counts().begin(), confusion.counts().end());
   const std::vector<double> records = metrics.to_values();
   partials.insert(partials.end(), records.begin(), records.end());
   return partials;
@@ -224,11 +230,18 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
 Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) const {
   constexpr size_t kLossesAndCount = 4;
   std::array<double, kLossesAndCount> sums{};
+  ConfusionMatrix confusion{config_.names, {}};
+  confusion.names.emplace_back("background");
+  confusion.counts.assign(confusion.size() * confusion.size(), 0);
+  const size_t records_start = kLossesAndCount + confusion.counts.size();
   DetectionMetrics merged;
   for (const auto& partial : partials) {
-    TORCH_CHECK(partial.size() > kLossesAndCount, "detection validation partials are too short");
+    TORCH_CHECK(partial.size() >= records_start, "detection validation partials are too short");
     for (size_t i = 0; i < kLossesAndCount; ++i) sums[i] += partial[i];
-    merged.add_values(std::vector<double>(partial.begin() + kLossesAndCount, partial.end()));
+    for (size_t i = 0; i < confusion.counts.size(); ++i) {
+      confusion.counts[i] += static_cast<int64_t>(partial[kLossesAndCount + i]);
+    }
+    merged.add_values(std::vector<double>(partial.begin() + static_cast<std::ptrdiff_t>(records_start), partial.end()));
   }
   const DetectionSummary summary = merged.summarize();
   const double images = std::max(sums[3], 1.0);
@@ -241,6 +254,7 @@ Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) co
                    {"mAP50", summary.map50},
                    {"mAP50-95", summary.map50_95}};
   result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
+  result.confusion = std::move(confusion);
   result.details.push_back(fmt::format("{:<16} {:>8} {:>9}", "class", "AP50", "AP50-95"));
   for (size_t i = 0; i < summary.classes.size(); ++i) {
     result.details.push_back(fmt::format("{:<16} {:>8.4f} {:>9.4f}", config_.names.at(static_cast<size_t>(summary.classes[i])),

@@ -3,6 +3,7 @@
 // clipping, EMA, schedule, checkpoints) and never knows which model it trains.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "data/batch.h"
 #include "data/loader.h"
 #include "data/sampler.h"
+#include "tasks/confusion_matrix.h"
 
 namespace trainer {
 
@@ -30,6 +32,7 @@ struct Metrics {
   std::vector<std::pair<std::string, double>> values;
   double fitness = 0;  ///< larger is better; picks best.pt and drives patience
   std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
+  std::optional<ConfusionMatrix> confusion;  ///< where the task has classes
 };
 
 // Pads a validation batch to the fixed validation batch size with zero rows (R28: one input shape);
