@@ -35,10 +35,11 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   REQUIRE(std::filesystem::exists(data));
 
   const CommandResult trained =
-      run_trainer("train data=" + data + " epochs=2 project=" + dir.file("runs") + " name=tiny" + kTinyYolo);
+      run_trainer("train data=" + data + " epochs=2 mixup=0.5 project=" + dir.file("runs") + " name=tiny" + kTinyYolo);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
   const auto run = dir / "runs" / "detect" / "tiny";
+  CHECK(read_text(run / "args.yaml").find("mixup: 0.5") != std::string::npos);
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"box_loss", "cls_loss", "dfl_loss", "mAP50", "mAP50-95", "precision", "recall"}) {
     CHECK(results.find(column) != std::string::npos);

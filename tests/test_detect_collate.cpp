@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "data/detect_collate.h"
 #include "data/loader.h"
@@ -203,6 +204,63 @@ TEST_CASE("close_mosaic_epoch turns mosaic off from that epoch on", "[detect-dat
     const LabelledImage open_epoch = detect_sample(data, mosaic, 3, 1, index, {});
     CHECK(cv::norm(open_epoch.image, detect_sample(data, plain, 3, 1, index, {}).image, cv::NORM_INF) > 0);
   }
+}
+
+TEST_CASE("mixup blends in a partner placed the same way, adds its boxes and ends with mosaic", "[detect-data]") {
+  TempDir dir;
+  const auto a = write_labelled_image(dir.path(), "train", "a", {64, 64}, {{0, {4, 4, 20, 20}}});
+  const auto b = write_labelled_image(dir.path(), "train", "b", {64, 64}, {{1, {36, 36, 24, 20}}});
+  const DetectDataset data = open({a, b});
+  // No mosaic, warp, colour or flip: each sample alone is its image, so the blend can be checked.
+  DetectAugment plain = small(true);
+  plain.mosaic = 0, plain.translate = 0, plain.scale = 0, plain.fliplr = 0;
+  plain.hsv_h = plain.hsv_s = plain.hsv_v = 0;
+  plain.close_mosaic_epoch = 4;
+  DetectAugment mixed = plain;
+  mixed.mixup = 1.0;
+  const cv::Mat image_a = detect_sample(data, plain, 1, 0, 0, {1}).image;
+  const cv::Mat image_b = detect_sample(data, plain, 1, 0, 1, {1}).image;
+  REQUIRE(image_a.at<cv::Vec3b>(10, 10) == class_colour(0));
+  std::set<double> weights;
+  for (int64_t epoch = 0; epoch < 4; ++epoch) {
+    const LabelledImage sample = detect_sample(data, mixed, 1, epoch, 0, {1});
+    REQUIRE(sample.boxes.size() == 2);
+    CHECK(sample.boxes[0].cls == 0);
+    CHECK(sample.boxes[1].cls == 1);
+    CHECK(sample.boxes[1].x1 == 36.0f);
+    CHECK(sample.boxes[1].y2 == 56.0f);
+    // a's object over b's background: 230 r + 60 (1 - r) in the red channel gives the weight.
+    const double weight = (sample.image.at<cv::Vec3b>(10, 10)[0] - 60.0) / (230.0 - 60.0);
+    CHECK(weight > 0.3);
+    CHECK(weight < 0.7);
+    weights.insert(weight);
+    cv::Mat expected;
+    cv::addWeighted(image_a, weight, image_b, 1.0 - weight, 0.0, expected);
+    CHECK(cv::norm(sample.image, expected, cv::NORM_INF) <= 2);
+  }
+  CHECK(weights.size() == 4);
+  // From close_mosaic_epoch on, and at probability 0, the sample is the one without mixup.
+  CHECK(cv::norm(detect_sample(data, mixed, 1, 4, 0, {1}).image, detect_sample(data, plain, 1, 4, 0, {1}).image,
+                 cv::NORM_INF) == 0);
+  // At probability one half, a sample that is not mixed is bit for bit the sample of a run without
+  // mixup (the mixup draws have their own stream), with the whole default augmentation on.
+  DetectAugment full = small(true);
+  DetectAugment half = full;
+  half.mixup = 0.5;
+  int mixed_samples = 0, unmixed_samples = 0;
+  for (int64_t epoch = 0; epoch < 12; ++epoch) {
+    const LabelledImage with = detect_sample(data, half, 2, epoch, 0, {});
+    const LabelledImage without = detect_sample(data, full, 2, epoch, 0, {});
+    if (cv::norm(with.image, without.image, cv::NORM_INF) == 0) {
+      ++unmixed_samples;
+      CHECK(with.boxes.size() == without.boxes.size());
+    } else {
+      ++mixed_samples;
+      CHECK(with.boxes.size() >= without.boxes.size());
+    }
+  }
+  CHECK(mixed_samples > 0);
+  CHECK(unmixed_samples > 0);
 }
 
 TEST_CASE("mosaic partners come only from the mosaic pool", "[detect-data]") {

@@ -391,6 +391,7 @@ std::vector<RecipeKey> build_table() {
 
   keys.push_back(double_key("mosaic", &Settings::mosaic, 0.0, 1.0));
   keys.push_back(int_key("close_mosaic", &Settings::close_mosaic, 0));
+  keys.push_back(double_key("mixup", &Settings::mixup, 0.0, 1.0));
   keys.push_back(double_key("degrees", &Settings::degrees, 0.0, 180.0));
   keys.push_back(double_key("translate", &Settings::translate, 0.0, 1.0));
   keys.push_back(double_key("scale", &Settings::scale, 0.0, 1.0, false));

@@ -131,7 +131,8 @@ struct Settings {
 
   // --- detection (task=detect): Ultralytics' key names, meanings and defaults
   double mosaic = 1.0;                       ///< probability of a 4-image mosaic, [0, 1]
-  int64_t close_mosaic = 10;                 ///< epochs at the end trained without mosaic, >= 0
+  int64_t close_mosaic = 10;                 ///< epochs at the end trained without mosaic (and mixup), >= 0
+  double mixup = 0.0;                        ///< probability of MixUp with a second sample, [0, 1]
   double degrees = 0.0;                      ///< rotation drawn from +-degrees, [0, 180] (OCR too)
   double translate = 0.1;                    ///< translation drawn from +-translate of imgsz, [0, 1]
   double scale = 0.5;                        ///< scale gain drawn from 1 +- scale, [0, 1) (classification: random resized crop of [1 - scale, 1] of the area)

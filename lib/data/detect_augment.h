@@ -22,9 +22,10 @@ struct DetectAugment {
   int64_t imgsz = 640;  ///< side of the square input in pixels, >= 1
   bool train = true;    ///< false: letterbox only (validation, prediction)
   double mosaic = 1.0;  ///< probability of a 4-image mosaic, [0, 1]
-  /// First epoch (0-based) trained without mosaic, >= 0; by default mosaic never closes.
+  /// First epoch (0-based) trained without mosaic and mixup, >= 0; by default they never close.
   /// Ultralytics' close_mosaic=N is epochs - N.
   int64_t close_mosaic_epoch = std::numeric_limits<int64_t>::max();
+  double mixup = 0.0;        ///< probability of blending in a second sample (MixUp), [0, 1]
   double degrees = 0.0;      ///< rotation drawn from ±degrees, [0, 180]
   double translate = 0.1;    ///< translation drawn from ±translate of imgsz, [0, 1]
   double scale = 0.5;        ///< scale gain drawn from 1 ± scale, [0, 1)

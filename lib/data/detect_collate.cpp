@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "data/beta_draw.h"
 #include "data/read_image.h"
 #include "data/resize_image.h"
 
@@ -93,22 +94,47 @@ int64_t write_target(const std::vector<PixelBox>& boxes, int64_t rows, float* ou
   return int64_t(boxes.size() - kept);
 }
 
-}  // namespace
-
-LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
-                            size_t index, const std::vector<size_t>& mosaic_pool, const ImageMemo* memo) {
+// Mosaic (or the letterbox) and the perspective warp: Ultralytics' pre_transform, which MixUp
+// applies to its partner as well.
+LabelledImage placed_and_warped(const DetectDataset& data, const DetectAugment& augment, int64_t epoch, size_t index,
+                                const std::vector<size_t>& pool, const ImageMemo* memo, SplitMix64& rng) {
   const int64_t side = augment.imgsz;
-  if (!augment.train) return evaluation_sample(data, index, augment, memo);
-  SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
   const bool mosaic = rng.uniform() < augment.mosaic && epoch < augment.close_mosaic_epoch;
   LabelledImage placed;
   if (mosaic) {
-    placed = mosaic_of(data, augment, index, mosaic_pool, memo, rng);
+    placed = mosaic_of(data, augment, index, pool, memo, rng);
   } else {
     const LabelledImage source = training_source(data, index, side, memo);
     placed = letterbox(source, letterbox_geometry(source.image.size(), side, true), side, augment.pad_value);
   }
-  LabelledImage sample = random_perspective(placed, cv::Size(int(side), int(side)), augment, rng);
+  return random_perspective(placed, cv::Size(int(side), int(side)), augment, rng);
+}
+
+// MixUp as Ultralytics applies it to detection: with probability `mixup`, while mosaic is open, a
+// partner from the pool goes through the same placement and warp, the two are blended with a
+// weight drawn from Beta(32, 32) (rounded; Ultralytics truncates), and the partner's boxes join.
+// Its draws come from a stream of their own, so the sample's other draws stay those of a run
+// without mixup.
+void mix_up(LabelledImage& sample, const DetectDataset& data, const DetectAugment& augment, uint64_t seed,
+            int64_t epoch, size_t index, const std::vector<size_t>& pool, const ImageMemo* memo) {
+  if (augment.mixup <= 0 || epoch >= augment.close_mosaic_epoch) return;
+  SplitMix64 rng(derive_seed(seed, RngStream::detect_mixup, {uint64_t(epoch), uint64_t(index)}));
+  if (rng.uniform() >= augment.mixup) return;
+  const size_t other = pool.empty() ? size_t(rng.below(data.size())) : pool[rng.below(pool.size())];
+  const LabelledImage partner = placed_and_warped(data, augment, epoch, other, pool, memo, rng);
+  const double weight = symmetric_beta_draw(32.0, rng);
+  cv::addWeighted(sample.image, weight, partner.image, 1.0 - weight, 0.0, sample.image);
+  sample.boxes.insert(sample.boxes.end(), partner.boxes.begin(), partner.boxes.end());
+}
+
+}  // namespace
+
+LabelledImage detect_sample(const DetectDataset& data, const DetectAugment& augment, uint64_t seed, int64_t epoch,
+                            size_t index, const std::vector<size_t>& mosaic_pool, const ImageMemo* memo) {
+  if (!augment.train) return evaluation_sample(data, index, augment, memo);
+  SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
+  LabelledImage sample = placed_and_warped(data, augment, epoch, index, mosaic_pool, memo, rng);
+  mix_up(sample, data, augment, seed, epoch, index, mosaic_pool, memo);
   random_hsv(sample.image, augment, rng);
   random_flips(sample, augment, rng);
   return sample;

@@ -19,8 +19,10 @@ namespace trainer {
 // Training (augment.train): with probability `mosaic`, and only in epochs before
 // close_mosaic_epoch, the sample and three partners drawn from `mosaic_pool` (dataset indices;
 // empty = the whole dataset, so a `fraction` subset can keep to itself) form a mosaic cropped
-// back by the perspective warp; otherwise the sample is letterboxed and warped. HSV gains and
-// flips follow. Each sample's draws come from a generator seeded by (seed, epoch, index), so a
+// back by the perspective warp; otherwise the sample is letterboxed and warped. With probability
+// `mixup` (also only before close_mosaic_epoch) a partner from the pool, placed and warped the
+// same way, is blended in with a Beta(32, 32) weight and its boxes added. HSV gains and flips
+// follow. Each sample's draws come from a generator seeded by (seed, epoch, index), so a
 // batch is bit-identical for any worker count and a resumed run replays it.
 // Training loads every image as Ultralytics' load_image does, its long side resized to imgsz,
 // before the mosaic or the letterbox.

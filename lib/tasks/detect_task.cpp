@@ -152,6 +152,7 @@ DetectAugment DetectTask::augment(bool train) const {
   augment.mosaic = settings_.mosaic;
   // close_mosaic counts the last epochs; a run shorter than it trains without mosaic throughout.
   augment.close_mosaic_epoch = std::max<int64_t>(settings_.epochs - settings_.close_mosaic, 0);
+  augment.mixup = settings_.mixup;
   augment.degrees = settings_.degrees;
   augment.translate = settings_.translate;
   augment.scale = settings_.scale;
