@@ -20,7 +20,8 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK_THAT(train.output, Catch::Contains("broken.png"));
   CHECK_THAT(train.output, Catch::Contains("top1"));
   const auto run = project / "classify" / "tiny";
-  for (const char* file : {"args.yaml", "results.csv", "results.png", "weights/last.pt", "weights/best.pt"}) {
+  for (const char* file : {"args.yaml", "results.csv", "results.png", "train_batch0.jpg", "train_batch2.jpg",
+                           "weights/last.pt", "weights/best.pt"}) {
     INFO(file);
     CHECK(std::filesystem::exists(run / file));
   }
@@ -72,9 +73,12 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK_THAT(python.output, Catch::Contains("epoch 2"));
 
   const CommandResult again = run_trainer("train data=" + (dir / "data").string() + " epochs=1 batch=4 imgsz=16 "
-                                          "max_bad_fraction=0.1 val=false project=" + project.string() + " name=tiny");
+                                          "max_bad_fraction=0.1 val=false plots=false project=" + project.string() + " name=tiny");
   CHECK(again.exit_code == 0);
   CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "weights" / "last.pt"));
+  CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "confusion_matrix.csv"));
+  CHECK_FALSE(std::filesystem::exists(project / "classify" / "tiny2" / "confusion_matrix.png"));
+  CHECK_FALSE(std::filesystem::exists(project / "classify" / "tiny2" / "train_batch0.jpg"));
 }
 
 TEST_CASE("train with random resized crops, RandAugment, erasing, MixUp and CutMix, then validate", "[cli][e2e]") {

@@ -2,6 +2,7 @@
 // key names, val and predict from its checkpoint, label errors that name file and line, and a
 // two-rank validation that equals one process's.
 #include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -40,6 +41,8 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   REQUIRE(trained.exit_code == 0);
   const auto run = dir / "runs" / "detect" / "tiny";
   CHECK(read_text(run / "args.yaml").find("mixup: 0.5") != std::string::npos);
+  const cv::Mat batch_plot = cv::imread((run / "train_batch0.jpg").string());
+  CHECK(batch_plot.size() == cv::Size(192, 192));  // batch 4: 2 x 2 letterboxes of 64 px, enlarged to 96
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"box_loss", "cls_loss", "dfl_loss", "mAP50", "mAP50-95", "precision", "recall"}) {
     CHECK(results.find(column) != std::string::npos);

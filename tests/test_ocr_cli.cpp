@@ -89,6 +89,8 @@ TEST_CASE("a tiny CRNN trains on digits, validates and reads images through the 
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"ctc", "accuracy", "norm_ED", "CER"}) CHECK(results.find(column) != std::string::npos);
   CHECK(std::count(results.begin(), results.end(), '\n') == 3);  // header and one row per epoch
+  CHECK(!cv::imread((run / "train_batch0.jpg").string()).empty());
+  CHECK_FALSE(std::filesystem::exists(run / "confusion_matrix.csv"));  // text has no class matrix
   // R2: width buckets bound the shapes a graph executor captures: 4 widths up to imgW 128, each
   // with at most one short last batch per epoch.
   const trainer::ResultsTable table = trainer::read_results(run / "results.csv");

@@ -74,6 +74,18 @@ void print_mode_comparison(Task& task, const Settings& settings, const TrainingP
   std::printf("recommendation: compile=%s (%s)\n", to_string(*comparison.recommended), comparison.reason.c_str());
 }
 
+// train_batch0.jpg … train_batch2.jpg in the run folder: the first micro-batches of the first
+// epoch as the loader makes them (Ultralytics draws the same), before any update.
+void plot_first_batches(const Task& task, const Settings& settings, const std::filesystem::path& folder) {
+  constexpr size_t kPlottedBatches = 3;
+  const auto seed = static_cast<uint64_t>(settings.seed);
+  const auto batches = task.epoch_batches(seed, 0, settings.batch);
+  const Loader::Collate collate = task.train_collate(seed);
+  for (size_t i = 0; i < std::min(batches.size(), kPlottedBatches); ++i) {
+    task.plot_batch(collate(batches[i], 0), folder / fmt::format("train_batch{}.jpg", i));
+  }
+}
+
 }  // namespace
 
 int run_train(const CommonOptions& options) {
@@ -127,6 +139,7 @@ int run_train(const CommonOptions& options) {
     trainer.add_observer(*csv);
     confusion = std::make_unique<ConfusionMatrixFiles>(folder, settings.plots);
     trainer.add_observer(*confusion);
+    if (settings.plots && !resume) plot_first_batches(*task, settings, folder);
   }
   TrainingSummary summary;
   try {

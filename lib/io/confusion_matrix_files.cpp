@@ -8,7 +8,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "io/png_file.h"
+#include "io/image_file.h"
 #include "util/atomic_file.h"
 
 namespace trainer {
@@ -123,7 +123,7 @@ void draw_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& path) 
   const int predicted_width = text_width("Predicted", 0.5) + 8;
   put_upward_text(canvas, "Predicted",
                   {4, std::max(grid.y + (grid.height - predicted_width) / 2, 0), kMargin - 12, predicted_width}, 0.5);
-  write_png_atomically(canvas, path);
+  write_image_atomically(canvas, path);
 }
 
 void save_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& folder, bool draw) {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
 
-#include "io/png_file.h"
+#include "io/image_file.h"
 #include "io/results_csv.h"
 
 namespace trainer {
@@ -73,7 +73,7 @@ void draw_charts(const std::vector<Series>& series, const std::filesystem::path&
                         kPanelWidth, kPanelHeight);
     if (!series[i].x.empty()) draw_panel(canvas, series[i], area);
   }
-  write_png_atomically(canvas, path);
+  write_image_atomically(canvas, path);
 }
 
 ResultsPlot::ResultsPlot(std::filesystem::path path, std::filesystem::path history)

@@ -10,6 +10,7 @@
 #include "data/image_files.h"
 #include "data/open_dataset.h"
 #include "data/sampler.h"
+#include "io/batch_plot.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -65,6 +66,22 @@ LossOutput ClassifyTask::loss(const Batch& batch) {
                 torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(
                     settings_.label_smoothing));
   return {total, total.detach().reshape({1})};
+}
+
+void ClassifyTask::plot_batch(const Batch& batch, const std::filesystem::path& path) const {
+  const torch::Tensor target = batch.target.cpu();
+  std::vector<PlottedSample> samples;
+  for (int64_t b = 0; b < batch.size; ++b) {
+    std::string caption;
+    if (target.is_floating_point()) {
+      const auto [share, cls] = target[b].max(0);
+      caption = fmt::format("{} {:.2f}", class_names_.at(static_cast<size_t>(cls.item<int64_t>())), share.item<double>());
+    } else {
+      caption = class_names_.at(static_cast<size_t>(target[b].item<int64_t>()));
+    }
+    samples.push_back({input_to_rgb(batch.input[b], normalization_.mean, normalization_.std), {}, caption});
+  }
+  draw_batch_grid(samples, path);
 }
 
 ClassifyAugment ClassifyTask::evaluation_augment() const {

@@ -23,6 +23,8 @@ class ClassifyTask : public Task {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
+  // Each sample with its class name (a mixed sample: its larger class and that class's share).
+  void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
   std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
   Metrics metrics(const std::vector<std::vector<double>>& partials) const override;

@@ -13,6 +13,7 @@
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
+#include "io/batch_plot.h"
 #include "io/json.h"
 #include "io/run_folder.h"
 #include "tasks/box_ops.h"
@@ -73,14 +74,6 @@ std::pair<torch::Tensor, torch::Tensor> ground_truth(const DetectDataset& data, 
     classes[row] = boxes[i].cls;
   }
   return {xyxy, classes};
-}
-
-// One colour per class, spread around the hue circle so neighbouring classes differ.
-cv::Scalar class_colour(int64_t cls) {
-  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((cls * 47) % 180), 220, 230)), bgr;
-  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
-  const cv::Vec3b c = bgr.at<cv::Vec3b>(0, 0);
-  return {static_cast<double>(c[0]), static_cast<double>(c[1]), static_cast<double>(c[2])};
 }
 
 void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::vector<std::string>& names) {
@@ -175,6 +168,22 @@ Loader::Collate DetectTask::train_collate(uint64_t seed) const {
   // A `fraction` subset draws its mosaic partners from itself.
   std::vector<size_t> pool = train_indices_.size() == train_->size() ? std::vector<size_t>() : train_indices_;
   return make_detect_collate(*train_, augment(true), seed, std::move(pool), train_memo_.get());
+}
+
+void DetectTask::plot_batch(const Batch& batch, const fs::path& path) const {
+  std::vector<PlottedSample> samples;
+  for (int64_t b = 0; b < batch.size; ++b) {
+    PlottedSample sample{input_to_rgb(batch.input[b], {0, 0, 0}, {1, 1, 1}), {}, {}};
+    const torch::Tensor rows = batch.target[b].to(torch::kFloat).contiguous();
+    const auto target = rows.accessor<float, 2>();
+    for (int64_t r = 0; r < target.size(0) && target[r][0] >= 0; ++r) {
+      const auto cls = static_cast<int64_t>(target[r][0]);
+      const cv::Rect2f box(target[r][1] - target[r][3] / 2, target[r][2] - target[r][4] / 2, target[r][3], target[r][4]);
+      sample.boxes.push_back({box, cls, config_.names.at(static_cast<size_t>(cls))});
+    }
+    samples.push_back(std::move(sample));
+  }
+  draw_batch_grid(samples, path);
 }
 
 LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }

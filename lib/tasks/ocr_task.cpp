@@ -9,6 +9,7 @@
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
+#include "io/batch_plot.h"
 #include "tasks/ctc_decoder.h"
 #include "tasks/text_metrics.h"
 #include "util/error.h"
@@ -131,6 +132,19 @@ torch::Tensor OcrTask::ctc_sum(const torch::Tensor& logits, const Batch& batch) 
 }
 
 LossOutput OcrTask::loss(const Batch& batch) { return loss_of_output(model_output(batch), batch); }
+
+void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) const {
+  const torch::Tensor labels = batch.target.cpu().contiguous();
+  const torch::Tensor lengths = batch.target_lengths.cpu().contiguous();
+  const std::vector<double> half(static_cast<size_t>(batch.input.size(1)), 0.5);  // (x - 0.5) / 0.5 undone
+  std::vector<PlottedSample> samples;
+  for (int64_t b = 0; b < batch.size; ++b) {
+    std::u32string text;
+    for (int64_t i = 0; i < lengths[b].item<int64_t>(); ++i) text += charset_->character(labels[b][i].item<int64_t>());
+    samples.push_back({input_to_rgb(batch.input[b], half, half), {}, encode_utf8(text)});
+  }
+  draw_batch_grid(samples, path);
+}
 
 LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
   const torch::Tensor total = ctc_sum(logits, batch);

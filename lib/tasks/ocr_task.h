@@ -27,6 +27,8 @@ class OcrTask : public Task, public LossSplit {
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"ctc"}; }
   LossOutput loss(const Batch& batch) override;
+  // Each line at its bucket's width with its label.
+  void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   // CUDA's CTC loss copies the target lengths to the host: graphs hold the CRNN, not the loss.
   bool loss_capture_safe() const override { return false; }
   LossSplit* loss_split() override { return this; }

@@ -2,6 +2,7 @@
 // of a micro-batch and validates. The engine owns everything about training (accumulation, AMP,
 // clipping, EMA, schedule, checkpoints) and never knows which model it trains.
 #pragma once
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -103,6 +104,9 @@ class Task {
   virtual Metrics metrics(const std::vector<std::vector<double>>& partials) const = 0;
   // The whole validation split in this process.
   Metrics validate(const torch::Device& device) { return metrics({validation_partials(device, {})}); }
+  // Draws a batch made by train_collate() with its labels into `path` (train_batch0.jpg, …); a
+  // task without a picture of its samples (smoke) draws nothing.
+  virtual void plot_batch(const Batch& batch, const std::filesystem::path& path) const {}
   // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
   // so the recipe saved with the weights rebuilds the same model without the training data.
   virtual void pin_derived_settings(Settings& settings) const {}

@@ -1,4 +1,4 @@
-#include "io/png_file.h"
+#include "io/image_file.h"
 
 #include <string_view>
 #include <vector>
@@ -10,9 +10,10 @@
 
 namespace trainer {
 
-void write_png_atomically(const cv::Mat& image, const std::filesystem::path& path) {
+void write_image_atomically(const cv::Mat& image, const std::filesystem::path& path) {
   std::vector<unsigned char> encoded;
-  if (!cv::imencode(".png", image, encoded)) throw UserError("cannot encode " + path.string() + " as PNG");
+  const std::string format = path.extension().string();
+  if (!cv::imencode(format, image, encoded)) throw UserError("cannot encode " + path.string() + " as " + format);
   write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
 }
 

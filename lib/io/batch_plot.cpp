@@ -1,0 +1,101 @@
+#include "io/batch_plot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "io/image_file.h"
+
+namespace trainer {
+namespace {
+
+constexpr size_t kMostSamples = 16;
+constexpr int kMostWidth = 1920;
+// Small samples (text lines 32 px high) are enlarged to about this height, so captions leave them legible.
+constexpr double kLeastCellHeight = 96;
+
+// Hershey fonts draw ASCII only.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) out += (c >= 32 && c < 127) ? static_cast<char>(c) : '?';
+  return out;
+}
+
+void put_label(cv::Mat& canvas, const std::string& text, cv::Point corner, const cv::Scalar& background) {
+  int baseline = 0;
+  const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, 0.4, 1, &baseline);
+  const cv::Point top_left(corner.x, std::max(corner.y - size.height - 3, 0));
+  cv::rectangle(canvas, top_left, top_left + cv::Point(size.width + 2, size.height + 4), background, cv::FILLED);
+  cv::putText(canvas, text, top_left + cv::Point(1, size.height + 1), cv::FONT_HERSHEY_SIMPLEX, 0.4,
+              cv::Scalar(255, 255, 255), 1, cv::LINE_AA);
+}
+
+}  // namespace
+
+cv::Mat input_to_rgb(const at::Tensor& input, const std::vector<double>& mean, const std::vector<double>& std) {
+  const at::Tensor planes = input.detach().to(at::kCPU, at::kFloat).contiguous();
+  const int64_t channels = planes.size(0);
+  TORCH_CHECK(channels == static_cast<int64_t>(mean.size()) && channels == static_cast<int64_t>(std.size()),
+              "input_to_rgb: ", channels, " channels, ", mean.size(), " means");
+  const int rows = static_cast<int>(planes.size(1)), cols = static_cast<int>(planes.size(2));
+  cv::Mat rgb(rows, cols, CV_8UC3);
+  const float* data = planes.data_ptr<float>();
+  for (int y = 0; y < rows; ++y) {
+    auto* out = rgb.ptr<cv::Vec3b>(y);
+    for (int x = 0; x < cols; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        const int64_t channel = std::min<int64_t>(c, channels - 1);
+        const double value = data[(channel * rows + y) * cols + x] * std[channel] + mean[channel];
+        out[x][c] = cv::saturate_cast<uint8_t>(std::lround(value * 255.0));
+      }
+    }
+  }
+  return rgb;
+}
+
+cv::Scalar class_colour(int64_t cls) {
+  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((cls * 47) % 180), 220, 230)), bgr;
+  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
+  const cv::Vec3b pixel = bgr.at<cv::Vec3b>(0, 0);
+  return {static_cast<double>(pixel[0]), static_cast<double>(pixel[1]), static_cast<double>(pixel[2])};
+}
+
+void draw_batch_grid(const std::vector<PlottedSample>& samples, const std::filesystem::path& path) {
+  const size_t count = std::min(samples.size(), kMostSamples);
+  const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count)))));
+  const int rows = std::max(1, static_cast<int>((count + columns - 1) / columns));
+  int cell_width = 1, cell_height = 1;
+  for (size_t i = 0; i < count; ++i) {
+    cell_width = std::max(cell_width, samples[i].rgb.cols);
+    cell_height = std::max(cell_height, samples[i].rgb.rows);
+  }
+  const double scale = std::min(std::max(1.0, kLeastCellHeight / cell_height),
+                                static_cast<double>(kMostWidth) / (columns * cell_width));
+  const int width = std::max(1, static_cast<int>(cell_width * scale));
+  const int height = std::max(1, static_cast<int>(cell_height * scale));
+  cv::Mat canvas(rows * height, columns * width, CV_8UC3, cv::Scalar(255, 255, 255));
+  for (size_t i = 0; i < count; ++i) {
+    const PlottedSample& sample = samples[i];
+    const cv::Point origin(static_cast<int>(i % columns) * width, static_cast<int>(i / columns) * height);
+    cv::Mat bgr;
+    cv::cvtColor(sample.rgb, bgr, cv::COLOR_RGB2BGR);
+    const cv::Size size(std::max(1, static_cast<int>(bgr.cols * scale)), std::max(1, static_cast<int>(bgr.rows * scale)));
+    cv::resize(bgr, canvas(cv::Rect(origin, size)), size, 0, 0, cv::INTER_AREA);
+    for (const PlottedBox& box : sample.boxes) {
+      const cv::Point top_left(origin.x + static_cast<int>(std::lround(box.box.x * scale)),
+                               origin.y + static_cast<int>(std::lround(box.box.y * scale)));
+      const cv::Point bottom_right(origin.x + static_cast<int>(std::lround(box.box.br().x * scale)),
+                                   origin.y + static_cast<int>(std::lround(box.box.br().y * scale)));
+      cv::rectangle(canvas, top_left, bottom_right, class_colour(box.cls), 1);
+      put_label(canvas, printable(box.name), top_left, class_colour(box.cls));
+    }
+    if (!sample.caption.empty()) {
+      put_label(canvas, printable(sample.caption), origin + cv::Point(2, 16), cv::Scalar(80, 80, 80));
+    }
+    cv::rectangle(canvas, cv::Rect(origin, cv::Size(width, height)), cv::Scalar(255, 255, 255), 1);
+  }
+  write_image_atomically(canvas, path);
+}
+
+}  // namespace trainer
