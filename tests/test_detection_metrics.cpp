@@ -136,6 +136,15 @@ TEST_CASE("mAP matches within a class and averages over the classes with ground 
   CHECK(summary.ap50[0] == 0);
   CHECK(summary.ap50[1] == Approx(0.5));  // class 1: the misplaced 0.9 is its false positive, then a hit
   CHECK(summary.map50 == Approx(0.25));
+  // One object each; per-class P and R at one shared threshold, their means the summary's.
+  CHECK(summary.instances == std::vector<int64_t>{1, 1});
+  REQUIRE(summary.class_precision.size() == 2);
+  CHECK(summary.class_precision[0] == 0);
+  CHECK(summary.class_recall[0] == 0);
+  CHECK(summary.class_recall[1] == Approx(1.0));  // below 0.8 class 1 finds its object
+  CHECK(summary.class_precision[1] == Approx(0.5));  // with the 0.9 false positive before it
+  CHECK(summary.precision == Approx((summary.class_precision[0] + summary.class_precision[1]) / 2));
+  CHECK(summary.recall == Approx((summary.class_recall[0] + summary.class_recall[1]) / 2));
 }
 
 TEST_CASE("a detection overlapping two objects matches the one it overlaps most", "[detect]") {

@@ -265,10 +265,18 @@ Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) co
                    {"mAP50-95", summary.map50_95}};
   result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
   result.confusion = std::move(confusion);
-  result.details.push_back(fmt::format("{:<16} {:>8} {:>9}", "class", "AP50", "AP50-95"));
+  // Ultralytics' table: instances, P and R at the best-F1 confidence, AP; the means first.
+  const auto row = [](const std::string& name, int64_t instances, double p, double r, double ap50, double ap50_95) {
+    return fmt::format("{:<16} {:>9} {:>7.4f} {:>7.4f} {:>8.4f} {:>9.4f}", name, instances, p, r, ap50, ap50_95);
+  };
+  result.details.push_back(fmt::format("{:<16} {:>9} {:>7} {:>7} {:>8} {:>9}", "class", "instances", "P", "R", "AP50",
+                                       "AP50-95"));
+  result.details.push_back(row("all", std::accumulate(summary.instances.begin(), summary.instances.end(), int64_t{0}),
+                               summary.precision, summary.recall, summary.map50, summary.map50_95));
   for (size_t i = 0; i < summary.classes.size(); ++i) {
-    result.details.push_back(fmt::format("{:<16} {:>8.4f} {:>9.4f}", config_.names.at(static_cast<size_t>(summary.classes[i])),
-                                         summary.ap50[i], summary.ap50_95[i]));
+    result.details.push_back(row(config_.names.at(static_cast<size_t>(summary.classes[i])), summary.instances[i],
+                                 summary.class_precision[i], summary.class_recall[i], summary.ap50[i],
+                                 summary.ap50_95[i]));
   }
   return result;
 }

@@ -33,7 +33,8 @@ class DetectTask : public Task {
   // and grad_clip of an Ultralytics recipe mean the same here.
   double loss_divisor(int64_t) const override { return 1.0; }
   std::vector<std::string> metric_names() const override;
-  // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Per-class AP goes to Metrics::details.
+  // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Ultralytics' per-class table (instances,
+  // P, R, AP50, AP50-95) goes to Metrics::details.
   // Partials: the three loss sums, the image count, then DetectionMetrics::to_values().
   std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
   Metrics metrics(const std::vector<std::vector<double>>& partials) const override;

@@ -39,8 +39,8 @@ std::vector<double> smooth(const std::vector<double>& values) {
   return out;
 }
 
-// Precision and recall at the confidence where the smoothed class-mean F1 peaks.
-std::pair<double, double> best_f1_point(const std::vector<ClassCurves>& classes) {
+// Each class's precision and recall at the confidence where the smoothed class-mean F1 peaks.
+std::pair<std::vector<double>, std::vector<double>> best_f1_point(const std::vector<ClassCurves>& classes) {
   const double eps = 1e-16;
   std::vector<std::vector<double>> precision(classes.size(), std::vector<double>(kConfidencePoints, 0.0));
   std::vector<std::vector<double>> recall = precision;
@@ -64,12 +64,12 @@ std::pair<double, double> best_f1_point(const std::vector<ClassCurves>& classes)
   }
   const std::vector<double> smoothed = smooth(mean_f1);
   const size_t best = static_cast<size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
-  double p = 0, r = 0;
+  std::pair<std::vector<double>, std::vector<double>> at_best;
   for (size_t c = 0; c < classes.size(); ++c) {
-    p += precision[c][best] / static_cast<double>(classes.size());
-    r += recall[c][best] / static_cast<double>(classes.size());
+    at_best.first.push_back(precision[c][best]);
+    at_best.second.push_back(recall[c][best]);
   }
-  return {p, r};
+  return at_best;
 }
 
 }  // namespace
@@ -200,6 +200,7 @@ DetectionSummary DetectionMetrics::summarize() const {
       }
     }
     summary.classes.push_back(label);
+    summary.instances.push_back(gt_count);
     summary.ap50_95.push_back(ap_sum / static_cast<double>(coco_iou_thresholds().size()));
     curves.push_back(std::move(class_curves));
   }
@@ -207,7 +208,9 @@ DetectionSummary DetectionMetrics::summarize() const {
   const double classes = static_cast<double>(summary.classes.size());
   summary.map50 = std::accumulate(summary.ap50.begin(), summary.ap50.end(), 0.0) / classes;
   summary.map50_95 = std::accumulate(summary.ap50_95.begin(), summary.ap50_95.end(), 0.0) / classes;
-  std::tie(summary.precision, summary.recall) = best_f1_point(curves);
+  std::tie(summary.class_precision, summary.class_recall) = best_f1_point(curves);
+  summary.precision = std::accumulate(summary.class_precision.begin(), summary.class_precision.end(), 0.0) / classes;
+  summary.recall = std::accumulate(summary.class_recall.begin(), summary.class_recall.end(), 0.0) / classes;
   return summary;
 }
 

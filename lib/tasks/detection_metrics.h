@@ -27,7 +27,11 @@ struct DetectionSummary {
   double precision = 0, recall = 0;
   double map50 = 0, map50_95 = 0;     ///< means over the classes with ground truth
   std::vector<int64_t> classes;       ///< the classes with ground truth, ascending
+  std::vector<int64_t> instances;     ///< per entry of `classes`: its ground truth boxes
   std::vector<double> ap50, ap50_95;  ///< per entry of `classes`
+  // Per entry of `classes`: its precision and recall at that same threshold (Ultralytics' per-class
+  // P and R); `precision` and `recall` are their means.
+  std::vector<double> class_precision, class_recall;
 };
 
 class DetectionMetrics {
