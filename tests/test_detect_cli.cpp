@@ -54,6 +54,8 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   REQUIRE(val.exit_code == 0);
   CHECK(val.output.find("mAP50-95") != std::string::npos);
   CHECK(val.output.find("AP50") != std::string::npos);  // the per-class table
+  CHECK(val.output.find("instances") != std::string::npos);
+  CHECK(val.output.find("\n  all ") != std::string::npos);
 
   // The confusion matrices of training's last validation and of `val` (its own folder): every
   // validation box counted once in its class's column, the background's column and row last.

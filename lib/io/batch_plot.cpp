@@ -22,15 +22,6 @@ std::string printable(const std::string& text) {
   return out;
 }
 
-void put_label(cv::Mat& canvas, const std::string& text, cv::Point corner, const cv::Scalar& background) {
-  int baseline = 0;
-  const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, 0.4, 1, &baseline);
-  const cv::Point top_left(corner.x, std::max(corner.y - size.height - 3, 0));
-  cv::rectangle(canvas, top_left, top_left + cv::Point(size.width + 2, size.height + 4), background, cv::FILLED);
-  cv::putText(canvas, text, top_left + cv::Point(1, size.height + 1), cv::FONT_HERSHEY_SIMPLEX, 0.4,
-              cv::Scalar(255, 255, 255), 1, cv::LINE_AA);
-}
-
 }  // namespace
 
 cv::Mat input_to_rgb(const at::Tensor& input, const std::vector<double>& mean, const std::vector<double>& std) {
@@ -52,6 +43,22 @@ cv::Mat input_to_rgb(const at::Tensor& input, const std::vector<double>& mean, c
     }
   }
   return rgb;
+}
+
+void draw_tag(cv::Mat& bgr, const std::string& text, cv::Point corner, const cv::Scalar& background, int thickness) {
+  int baseline = 0;
+  const cv::Size size = cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, thickness, &baseline);
+  corner.y = std::max(size.height + 2, corner.y);
+  cv::rectangle(bgr, corner - cv::Point(0, size.height + 2), corner + cv::Point(size.width, baseline - 2), background,
+                cv::FILLED);
+  cv::putText(bgr, text, corner - cv::Point(0, 1), cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, cv::Scalar(255, 255, 255),
+              thickness, cv::LINE_AA);
+}
+
+void draw_labelled_box(cv::Mat& bgr, const cv::Rect& box, const cv::Scalar& colour, const std::string& label,
+                       int thickness) {
+  cv::rectangle(bgr, box.tl(), box.br(), colour, thickness);
+  draw_tag(bgr, label, box.tl(), colour, thickness);
 }
 
 cv::Scalar class_colour(int64_t cls) {
@@ -87,11 +94,10 @@ void draw_batch_grid(const std::vector<PlottedSample>& samples, const std::files
                                origin.y + static_cast<int>(std::lround(box.box.y * scale)));
       const cv::Point bottom_right(origin.x + static_cast<int>(std::lround(box.box.br().x * scale)),
                                    origin.y + static_cast<int>(std::lround(box.box.br().y * scale)));
-      cv::rectangle(canvas, top_left, bottom_right, class_colour(box.cls), 1);
-      put_label(canvas, printable(box.name), top_left, class_colour(box.cls));
+      draw_labelled_box(canvas, cv::Rect(top_left, bottom_right), class_colour(box.cls), printable(box.name), 1);
     }
     if (!sample.caption.empty()) {
-      put_label(canvas, printable(sample.caption), origin + cv::Point(2, 16), cv::Scalar(80, 80, 80));
+      draw_tag(canvas, printable(sample.caption), origin + cv::Point(2, 14), cv::Scalar(80, 80, 80), 1);
     }
     cv::rectangle(canvas, cv::Rect(origin, cv::Size(width, height)), cv::Scalar(255, 255, 255), 1);
   }

@@ -31,6 +31,15 @@ cv::Mat input_to_rgb(const at::Tensor& input, const std::vector<double>& mean, c
 // A distinct colour per class (BGR), spread around the hue circle so neighbouring classes differ.
 cv::Scalar class_colour(int64_t cls);
 
+// `text` in white on a filled tag whose bottom-left is `corner`, moved down when it would leave
+// the image at the top; font scale 0.4 × thickness.
+void draw_tag(cv::Mat& bgr, const std::string& text, cv::Point corner, const cv::Scalar& background, int thickness);
+
+// A box outlined in `colour` with `label` on a tag above its top-left corner: predict's
+// annotated images and the batch plots.
+void draw_labelled_box(cv::Mat& bgr, const cv::Rect& box, const cv::Scalar& colour, const std::string& label,
+                       int thickness);
+
 // Up to 16 samples in a square-ish grid of equal cells, at most 1920 px wide and enlarged to
 // about 96 px high when smaller, each with its boxes and caption; written as `path` (.jpg or .png).
 void draw_batch_grid(const std::vector<PlottedSample>& samples, const std::filesystem::path& path);

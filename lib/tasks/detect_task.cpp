@@ -81,16 +81,10 @@ void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::v
   const int thickness = std::max(1, static_cast<int>(std::lround(std::max(bgr.cols, bgr.rows) / 400.0)));
   for (int64_t i = 0; i < detections.size(0); ++i) {
     const auto cls = static_cast<int64_t>(rows[i][5]);
-    const cv::Scalar colour = class_colour(cls);
-    const cv::Point top_left(static_cast<int>(rows[i][0]), static_cast<int>(rows[i][1]));
-    cv::rectangle(bgr, top_left, cv::Point(static_cast<int>(rows[i][2]), static_cast<int>(rows[i][3])), colour, thickness);
-    const std::string label = fmt::format("{} {:.2f}", names.at(static_cast<size_t>(cls)), rows[i][4]);
-    int baseline = 0;
-    const cv::Size text = cv::getTextSize(label, cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, thickness, &baseline);
-    const cv::Point corner(top_left.x, std::max(text.height + 2, top_left.y));
-    cv::rectangle(bgr, corner - cv::Point(0, text.height + 2), corner + cv::Point(text.width, baseline - 2), colour, cv::FILLED);
-    cv::putText(bgr, label, corner - cv::Point(0, 1), cv::FONT_HERSHEY_SIMPLEX, 0.4 * thickness, cv::Scalar(255, 255, 255),
-                thickness, cv::LINE_AA);
+    const cv::Rect box(cv::Point(static_cast<int>(rows[i][0]), static_cast<int>(rows[i][1])),
+                       cv::Point(static_cast<int>(rows[i][2]), static_cast<int>(rows[i][3])));
+    draw_labelled_box(bgr, box, class_colour(cls),
+                      fmt::format("{} {:.2f}", names.at(static_cast<size_t>(cls)), rows[i][4]), thickness);
   }
 }
 
