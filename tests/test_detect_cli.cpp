@@ -60,7 +60,7 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   // The confusion matrices of training's last validation and of `val` (its own folder): every
   // validation box counted once in its class's column, the background's column and row last.
   const auto val_folder = dir / "runs" / "detect" / "val";
-  CHECK(val.output.find("confusion matrix in " + val_folder.string()) != std::string::npos);
+  CHECK(val.output.find("confusion matrix and curves in " + val_folder.string()) != std::string::npos);
   CHECK(read_text(run / "confusion_matrix.csv") == read_text(val_folder / "confusion_matrix.csv"));
   CHECK(std::filesystem::exists(val_folder / "confusion_matrix.png"));
   const auto confusion = read_confusion_counts(val_folder / "confusion_matrix.csv");
@@ -77,6 +77,11 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
     CHECK(column == boxes_per_class[truth]);
   }
   CHECK(confusion.back().back() == 0);
+  // Ultralytics' PR, F1, P and R curves beside them (plots is on by default).
+  for (const char* chart : {"PR_curve.png", "F1_curve.png", "P_curve.png", "R_curve.png"}) {
+    CHECK(!cv::imread((run / chart).string()).empty());
+    CHECK(!cv::imread((val_folder / chart).string()).empty());
+  }
 
   const CommandResult predicted = run_trainer("predict --weights " + (run / "weights" / "last.pt").string() +
                                               " --source " + dir.file("shapes/images/val") + " project=" +

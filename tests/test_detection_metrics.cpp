@@ -1,6 +1,8 @@
 // NMS and COCO-style mAP on cases small enough to work out by hand.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "tasks/detection_metrics.h"
 #include "tasks/nms.h"
 
@@ -191,4 +193,71 @@ TEST_CASE("mAP of shards merged through their values is the mAP of the whole", "
   CHECK(actual.recall == expected.recall);
   CHECK(expected.map50_95 < expected.map50);  // the 0.72-IoU box makes the thresholds matter
   CHECK_THROWS(merged.add_values({1.0, 0.0}));
+}
+
+TEST_CASE("Ultralytics' PR, P, R and F1 curves of a hand-worked class, and their charts", "[detect]") {
+  // Two objects of class 1, detections TP 0.9, FP 0.8, TP 0.7: recall 1/2, 1/2, 1 and precision
+  // 1, 1/2, 2/3 after each. The precision envelope with compute_ap's sentinels is 1 up to recall
+  // 1/2, then 2/3, then 0 at recall 1.
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{0, 0, 10, 10, 0.9f, 1}, {40, 40, 50, 50, 0.8f, 1}, {20, 0, 30, 10, 0.7f, 1}}),
+                    boxes({{0, 0, 10, 10}, {20, 0, 30, 10}}), classes({1, 1}));
+  const DetectionSummary summary = metrics.summarize();
+  REQUIRE(summary.pr_curves.size() == 1);
+  const auto at = [](const std::vector<double>& curve, double x) { return curve.at(static_cast<size_t>(std::lround(x * 999))); };
+  const std::vector<double>& pr = summary.pr_curves[0];
+  REQUIRE(pr.size() == 1000);
+  CHECK(at(pr, 0.0) == Approx(1.0));
+  CHECK(at(pr, 0.25) == Approx(1.0));
+  CHECK(at(pr, 0.75) == Approx(2.0 / 3));
+  CHECK(at(pr, 1.0) == Approx(0.0));
+  // Against the confidence threshold (interpolated between detections, as numpy.interp does):
+  // above 0.9 nothing is found (precision 1, recall 0), below 0.7 everything.
+  const std::vector<double>& precision = summary.precision_curves[0];
+  const std::vector<double>& recall = summary.recall_curves[0];
+  const std::vector<double>& f1 = summary.f1_curves[0];
+  CHECK(at(precision, 0.95) == Approx(1.0));
+  CHECK(at(recall, 0.95) == Approx(0.0));
+  CHECK(at(f1, 0.95) == Approx(0.0));
+  CHECK(at(precision, 0.5) == Approx(2.0 / 3));
+  CHECK(at(recall, 0.5) == Approx(1.0));
+  CHECK(at(f1, 0.5) == Approx(0.8));
+  const double threshold = 750.0 / 999;  // 3/4 of the way from 0.8 to 0.7 in -confidence
+  const double p = 0.5 + (2.0 / 3 - 0.5) * (0.8 - threshold) / 0.1, r = 0.5 + 0.5 * (0.8 - threshold) / 0.1;
+  CHECK(precision.at(750) == Approx(p));
+  CHECK(recall.at(750) == Approx(r));
+  CHECK(f1.at(750) == Approx(2 * p * r / (p + r)));
+
+  const std::vector<CurveChart> charts = detection_curve_charts(summary, {"circle", "square"});
+  REQUIRE(charts.size() == 4);
+  CHECK(charts[0].name == "PR_curve");
+  CHECK(charts[0].x_label == "Recall");
+  CHECK(charts[0].labels == std::vector<std::string>{fmt::format("square {:.3f}", summary.ap50[0])});
+  CHECK(charts[0].mean == pr);  // one class: its own curve
+  CHECK(charts[0].mean_label == fmt::format("all classes {:.3f} mAP@0.5", summary.map50));
+  CHECK(charts[1].name == "F1_curve");
+  CHECK(charts[1].labels == std::vector<std::string>{"square"});
+  // The all-classes F1 is smoothed (a 51-point box filter): flat stretches keep their value, and
+  // it peaks where the class's F1 of 0.8 below confidence 0.7 lasts.
+  CHECK(charts[1].mean.at(200) == Approx(0.8));
+  CHECK(charts[1].mean.at(990) == Approx(0.0));
+  const auto peak = std::max_element(charts[1].mean.begin(), charts[1].mean.end());
+  CHECK(*peak == Approx(0.8));
+  CHECK(charts[1].mean_label == fmt::format("all classes 0.80 at {:.3f}", charts[1].x.at(static_cast<size_t>(peak - charts[1].mean.begin()))));
+  CHECK(charts[2].name == "P_curve");
+  CHECK(charts[3].name == "R_curve");
+  CHECK(charts[3].y_label == "Recall");
+}
+
+TEST_CASE("the all-classes PR curve is the mean of the classes' curves", "[detect]") {
+  // Class 0 found perfectly, class 2 missed: its curve is 0 (AP 0), the mean half of class 0's.
+  DetectionMetrics metrics;
+  metrics.add_image(detections({{0, 0, 10, 10, 0.9f, 0}}), boxes({{0, 0, 10, 10}, {20, 0, 30, 10}}), classes({0, 2}));
+  const DetectionSummary summary = metrics.summarize();
+  const std::vector<CurveChart> charts = detection_curve_charts(summary, {"a", "b", "c"});
+  REQUIRE(charts[0].curves.size() == 2);
+  CHECK(charts[0].labels == std::vector<std::string>{"a 1.000", "c 0.000"});
+  CHECK(charts[0].curves[1] == std::vector<double>(1000, 0.0));
+  CHECK(charts[0].mean.at(500) == Approx(0.5));
+  CHECK(charts[0].mean_label == "all classes 0.500 mAP@0.5");
 }

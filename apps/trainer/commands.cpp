@@ -16,11 +16,11 @@
 #include "engine/smoke.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
-#include "io/confusion_matrix_files.h"
 #include "io/progress.h"
 #include "io/results_csv.h"
 #include "io/results_plot.h"
 #include "io/run_folder.h"
+#include "io/validation_files.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
 #include "tasks/task_factory.h"
@@ -127,7 +127,7 @@ int run_train(const CommonOptions& options) {
   std::unique_ptr<ConsoleProgress> progress;
   std::unique_ptr<ResultsCsv> csv;
   std::unique_ptr<ResultsPlot> plot;
-  std::unique_ptr<ConfusionMatrixFiles> confusion;
+  std::unique_ptr<ValidationFiles> validation_files;
   if (world.is_main()) {
     const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
     progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(options.quiet));
@@ -137,8 +137,8 @@ int run_train(const CommonOptions& options) {
     trainer.add_observer(*progress);
     if (settings.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
     trainer.add_observer(*csv);
-    confusion = std::make_unique<ConfusionMatrixFiles>(folder, settings.plots);
-    trainer.add_observer(*confusion);
+    validation_files = std::make_unique<ValidationFiles>(folder, settings.plots);
+    trainer.add_observer(*validation_files);
     if (settings.plots && !resume) plot_first_batches(*task, settings, folder);
   }
   TrainingSummary summary;
@@ -208,12 +208,13 @@ int run_val(const CommonOptions& options, const std::string& weights) {
               static_cast<long long>(trained.checkpoint.epoch));
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
-  if (metrics.confusion) {
-    const Settings& settings = trained.settings;
+  const Settings& settings = trained.settings;
+  if (metrics.confusion || (settings.plots && !metrics.curves.empty())) {
     const std::filesystem::path folder =
         make_numbered_folder(std::filesystem::path(settings.project) / trained.task->name(), "val", settings.exist_ok);
-    save_confusion_matrix(*metrics.confusion, folder, settings.plots);
-    std::printf("confusion matrix in %s\n", folder.string().c_str());
+    save_validation_files(metrics.confusion, metrics.curves, folder, settings.plots);
+    std::printf("%s in %s\n", settings.plots && !metrics.curves.empty() ? "confusion matrix and curves" : "confusion matrix",
+                folder.string().c_str());
   }
   return 0;
 }

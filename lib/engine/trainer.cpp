@@ -407,6 +407,7 @@ TrainingSummary Trainer::fit() {
       record.metrics = metrics.values;
       record.fitness = metrics.fitness;
       record.confusion = metrics.confusion;
+      record.curves = metrics.curves;
     }
     record.peak_memory_mb = peak_memory_mb(plan_.device);
     const ExecutionReport execution_report = executor->report();

@@ -7,6 +7,7 @@
 
 #include "engine/training_plan.h"
 #include "tasks/confusion_matrix.h"
+#include "tasks/curve_chart.h"
 
 namespace trainer {
 
@@ -30,6 +31,7 @@ struct EpochRecord {
   std::vector<double> losses;     ///< training loss parts, per-sample mean over the epoch
   std::vector<std::pair<std::string, double>> metrics;
   std::optional<ConfusionMatrix> confusion;  ///< of this epoch's validation, where the task has one
+  std::vector<CurveChart> curves;            ///< of this epoch's validation, where the task has some
   double lr = 0;                  ///< weight-group LR at the end of the epoch
   double grad_norm = 0;           ///< mean pre-clip total grad norm
   int64_t skipped_updates = 0;

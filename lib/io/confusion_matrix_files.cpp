@@ -131,8 +131,4 @@ void save_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& folder
   if (draw) draw_confusion_matrix(matrix, folder / "confusion_matrix.png");
 }
 
-void ConfusionMatrixFiles::on_epoch_end(const EpochRecord& record) {
-  if (record.confusion) save_confusion_matrix(*record.confusion, folder_, draw_);
-}
-
 }  // namespace trainer

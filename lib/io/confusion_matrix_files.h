@@ -3,9 +3,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
-#include <utility>
 
-#include "engine/training_observer.h"
 #include "tasks/confusion_matrix.h"
 
 namespace trainer {
@@ -18,16 +16,5 @@ void draw_confusion_matrix(const ConfusionMatrix& matrix, const std::filesystem:
 
 // Writes folder/confusion_matrix.csv, and folder/confusion_matrix.png when `draw`.
 void save_confusion_matrix(const ConfusionMatrix& matrix, const std::filesystem::path& folder, bool draw);
-
-// Saves the matrix of every validation during training (the last one stays), like results.png.
-class ConfusionMatrixFiles : public TrainingObserver {
- public:
-  ConfusionMatrixFiles(std::filesystem::path folder, bool draw) : folder_(std::move(folder)), draw_(draw) {}
-  void on_epoch_end(const EpochRecord& record) override;
-
- private:
-  std::filesystem::path folder_;
-  bool draw_;
-};
 
 }  // namespace trainer

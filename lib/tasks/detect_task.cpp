@@ -259,6 +259,7 @@ Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) co
                    {"mAP50-95", summary.map50_95}};
   result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
   result.confusion = std::move(confusion);
+  if (!summary.classes.empty()) result.curves = detection_curve_charts(summary, config_.names);
   // Ultralytics' table: instances, P and R at the best-F1 confidence, AP; the means first.
   const auto row = [](const std::string& name, int64_t instances, double p, double r, double ap50, double ap50_95) {
     return fmt::format("{:<16} {:>9} {:>7.4f} {:>7.4f} {:>8.4f} {:>9.4f}", name, instances, p, r, ap50, ap50_95);

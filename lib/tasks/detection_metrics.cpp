@@ -3,14 +3,17 @@
 #include <cstdint>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "tasks/box_ops.h"
 
 namespace trainer {
 namespace {
 
-constexpr size_t kConfidencePoints = 1000;
+constexpr size_t kCurvePoints = 1000;
 
-// The curves of one class at IoU 0.5, for Ultralytics' P and R.
+// The recall and precision of one class at IoU 0.5 after each of its detections, for Ultralytics'
+// P and R and their curves.
 struct ClassCurves {
   std::vector<double> confidence, recall, precision;  ///< after each detection, decreasing confidence
 };
@@ -23,9 +26,9 @@ double interpolate(double x, const std::vector<double>& xp, const std::vector<do
   return fp[j] + (x - xp[j]) * (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]);
 }
 
-// Ultralytics' smooth(y, 0.1): a box filter of round(0.2 n) // 2 + 1 points, edge values repeated.
-std::vector<double> smooth(const std::vector<double>& values) {
-  const size_t window = static_cast<size_t>(std::lround(static_cast<double>(values.size()) * 0.2)) / 2 + 1;
+// Ultralytics' smooth(y, f): a box filter of round(2 f n) // 2 + 1 points, edge values repeated.
+std::vector<double> smooth(const std::vector<double>& values, double fraction) {
+  const size_t window = static_cast<size_t>(std::lround(static_cast<double>(values.size()) * fraction * 2)) / 2 + 1;
   const size_t half = window / 2;
   std::vector<double> padded(half, values.front());
   padded.insert(padded.end(), values.begin(), values.end());
@@ -39,37 +42,43 @@ std::vector<double> smooth(const std::vector<double>& values) {
   return out;
 }
 
-// Each class's precision and recall at the confidence where the smoothed class-mean F1 peaks.
-std::pair<std::vector<double>, std::vector<double>> best_f1_point(const std::vector<ClassCurves>& classes) {
-  const double eps = 1e-16;
-  std::vector<std::vector<double>> precision(classes.size(), std::vector<double>(kConfidencePoints, 0.0));
-  std::vector<std::vector<double>> recall = precision;
-  std::vector<double> mean_f1(kConfidencePoints, 0.0);
-  for (size_t c = 0; c < classes.size(); ++c) {
-    if (classes[c].confidence.empty()) continue;  // Ultralytics leaves both curves at 0
-    std::vector<double> negated(classes[c].confidence.size());
-    std::transform(classes[c].confidence.begin(), classes[c].confidence.end(), negated.begin(),
-                   [](double v) { return -v; });
-    for (size_t k = 0; k < kConfidencePoints; ++k) {
-      const double threshold = static_cast<double>(k) / static_cast<double>(kConfidencePoints - 1);
-      recall[c][k] = interpolate(-threshold, negated, classes[c].recall, 0.0);
-      precision[c][k] = interpolate(-threshold, negated, classes[c].precision, 1.0);
+// x = 0, 1/999, ..., 1: Ultralytics' np.linspace(0, 1, 1000).
+double curve_point(size_t k) { return static_cast<double>(k) / static_cast<double>(kCurvePoints - 1); }
+
+// Ultralytics' per-class precision, recall and F1 at each confidence threshold, and the precision
+// envelope at each recall.
+void add_curves(const ClassCurves& source, DetectionSummary& summary) {
+  std::vector<double> precision(kCurvePoints, 0.0), recall(kCurvePoints, 0.0), f1(kCurvePoints, 0.0),
+      pr(kCurvePoints, 0.0);
+  if (!source.confidence.empty()) {  // else Ultralytics leaves every curve at 0
+    std::vector<double> negated(source.confidence.size());
+    std::transform(source.confidence.begin(), source.confidence.end(), negated.begin(), [](double v) { return -v; });
+    for (size_t k = 0; k < kCurvePoints; ++k) {
+      recall[k] = interpolate(-curve_point(k), negated, source.recall, 0.0);
+      precision[k] = interpolate(-curve_point(k), negated, source.precision, 1.0);
+      f1[k] = 2 * precision[k] * recall[k] / (precision[k] + recall[k] + 1e-16);
     }
+    // compute_ap's sentinels (recall 0 at precision 1, recall 1 at precision 0), then the envelope.
+    std::vector<double> sentinel_recall{0.0}, envelope{1.0};
+    sentinel_recall.insert(sentinel_recall.end(), source.recall.begin(), source.recall.end());
+    envelope.insert(envelope.end(), source.precision.begin(), source.precision.end());
+    sentinel_recall.push_back(1.0);
+    envelope.push_back(0.0);
+    for (size_t i = envelope.size() - 1; i > 0; --i) envelope[i - 1] = std::max(envelope[i - 1], envelope[i]);
+    for (size_t k = 0; k < kCurvePoints; ++k) pr[k] = interpolate(curve_point(k), sentinel_recall, envelope, 1.0);
   }
-  for (size_t k = 0; k < kConfidencePoints; ++k) {
-    for (size_t c = 0; c < classes.size(); ++c) {
-      const double p = precision[c][k], r = recall[c][k];
-      mean_f1[k] += 2 * p * r / (p + r + eps) / static_cast<double>(classes.size());
-    }
+  summary.precision_curves.push_back(std::move(precision));
+  summary.recall_curves.push_back(std::move(recall));
+  summary.f1_curves.push_back(std::move(f1));
+  summary.pr_curves.push_back(std::move(pr));
+}
+
+std::vector<double> mean_over_classes(const std::vector<std::vector<double>>& curves) {
+  std::vector<double> mean(kCurvePoints, 0.0);
+  for (const auto& curve : curves) {
+    for (size_t k = 0; k < kCurvePoints; ++k) mean[k] += curve[k] / static_cast<double>(curves.size());
   }
-  const std::vector<double> smoothed = smooth(mean_f1);
-  const size_t best = static_cast<size_t>(std::max_element(smoothed.begin(), smoothed.end()) - smoothed.begin());
-  std::pair<std::vector<double>, std::vector<double>> at_best;
-  for (size_t c = 0; c < classes.size(); ++c) {
-    at_best.first.push_back(precision[c][best]);
-    at_best.second.push_back(recall[c][best]);
-  }
-  return at_best;
+  return mean;
 }
 
 }  // namespace
@@ -172,7 +181,6 @@ void DetectionMetrics::add_values(const std::vector<double>& values) {
 
 DetectionSummary DetectionMetrics::summarize() const {
   DetectionSummary summary;
-  std::vector<ClassCurves> curves;
   for (const auto& [label, gt_count] : gt_counts_) {
     std::vector<const Detection*> mine;
     for (const Detection& detection : detections_) {
@@ -180,7 +188,7 @@ DetectionSummary DetectionMetrics::summarize() const {
     }
     std::stable_sort(mine.begin(), mine.end(),
                      [](const Detection* a, const Detection* b) { return a->confidence > b->confidence; });
-    ClassCurves class_curves;
+    ClassCurves at_iou50;
     double ap_sum = 0;
     for (size_t t = 0; t < coco_iou_thresholds().size(); ++t) {
       std::vector<double> recall, precision;
@@ -194,24 +202,55 @@ DetectionSummary DetectionMetrics::summarize() const {
       ap_sum += ap;
       if (t == 0) {
         summary.ap50.push_back(ap);
-        class_curves.recall = recall;
-        class_curves.precision = precision;
-        for (const Detection* detection : mine) class_curves.confidence.push_back(detection->confidence);
+        at_iou50.recall = recall;
+        at_iou50.precision = precision;
+        for (const Detection* detection : mine) at_iou50.confidence.push_back(detection->confidence);
       }
     }
     summary.classes.push_back(label);
     summary.instances.push_back(gt_count);
     summary.ap50_95.push_back(ap_sum / static_cast<double>(coco_iou_thresholds().size()));
-    curves.push_back(std::move(class_curves));
+    add_curves(at_iou50, summary);
   }
   if (summary.classes.empty()) return summary;
   const double classes = static_cast<double>(summary.classes.size());
   summary.map50 = std::accumulate(summary.ap50.begin(), summary.ap50.end(), 0.0) / classes;
   summary.map50_95 = std::accumulate(summary.ap50_95.begin(), summary.ap50_95.end(), 0.0) / classes;
-  std::tie(summary.class_precision, summary.class_recall) = best_f1_point(curves);
+  // Ultralytics' P and R: each class's at the one threshold where the smoothed mean F1 peaks.
+  const std::vector<double> mean_f1 = smooth(mean_over_classes(summary.f1_curves), 0.1);
+  const auto best = static_cast<size_t>(std::max_element(mean_f1.begin(), mean_f1.end()) - mean_f1.begin());
+  for (size_t c = 0; c < summary.classes.size(); ++c) {
+    summary.class_precision.push_back(summary.precision_curves[c][best]);
+    summary.class_recall.push_back(summary.recall_curves[c][best]);
+  }
   summary.precision = std::accumulate(summary.class_precision.begin(), summary.class_precision.end(), 0.0) / classes;
   summary.recall = std::accumulate(summary.class_recall.begin(), summary.class_recall.end(), 0.0) / classes;
   return summary;
+}
+
+
+std::vector<CurveChart> detection_curve_charts(const DetectionSummary& summary, const std::vector<std::string>& names) {
+  std::vector<double> x(kCurvePoints);
+  for (size_t k = 0; k < kCurvePoints; ++k) x[k] = curve_point(k);
+  std::vector<std::string> class_names;
+  for (const int64_t cls : summary.classes) class_names.push_back(names.at(static_cast<size_t>(cls)));
+
+  CurveChart pr{"PR_curve", "Precision-Recall Curve", "Recall", "Precision", x, {}, summary.pr_curves,
+                mean_over_classes(summary.pr_curves), fmt::format("all classes {:.3f} mAP@0.5", summary.map50)};
+  for (size_t c = 0; c < class_names.size(); ++c) pr.labels.push_back(fmt::format("{} {:.3f}", class_names[c], summary.ap50[c]));
+  std::vector<CurveChart> charts{std::move(pr)};
+  const auto against_confidence = [&](std::string name, std::string title, std::string y_label,
+                                      const std::vector<std::vector<double>>& curves) {
+    CurveChart chart{std::move(name), std::move(title), "Confidence", std::move(y_label), x, class_names, curves,
+                     smooth(mean_over_classes(curves), 0.05), ""};
+    const auto peak = static_cast<size_t>(std::max_element(chart.mean.begin(), chart.mean.end()) - chart.mean.begin());
+    chart.mean_label = fmt::format("all classes {:.2f} at {:.3f}", chart.mean[peak], x[peak]);
+    charts.push_back(std::move(chart));
+  };
+  against_confidence("F1_curve", "F1-Confidence Curve", "F1", summary.f1_curves);
+  against_confidence("P_curve", "Precision-Confidence Curve", "Precision", summary.precision_curves);
+  against_confidence("R_curve", "Recall-Confidence Curve", "Recall", summary.recall_curves);
+  return charts;
 }
 
 }  // namespace trainer

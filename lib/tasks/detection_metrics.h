@@ -7,7 +7,10 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
+
+#include "tasks/curve_chart.h"
 
 namespace trainer {
 
@@ -32,7 +35,17 @@ struct DetectionSummary {
   // Per entry of `classes`: its precision and recall at that same threshold (Ultralytics' per-class
   // P and R); `precision` and `recall` are their means.
   std::vector<double> class_precision, class_recall;
+  // Ultralytics' curves at IoU 0.5, per entry of `classes`, at 1000 evenly spaced points of [0, 1]:
+  // precision against recall (the envelope AP samples), and precision, recall and F1 against the
+  // confidence threshold.
+  std::vector<std::vector<double>> pr_curves, precision_curves, recall_curves, f1_curves;
 };
+
+// The summary's curves as Ultralytics' PR_curve, F1_curve, P_curve and R_curve charts, with the
+// classes' names: the all-classes PR curve is the classes' mean, labelled with mAP50; the others'
+// is the mean smoothed by a 51-point box filter (Ultralytics' smooth(y, 0.05)), labelled with its
+// peak and where it lies.
+std::vector<CurveChart> detection_curve_charts(const DetectionSummary& summary, const std::vector<std::string>& names);
 
 class DetectionMetrics {
  public:

@@ -16,6 +16,7 @@
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "tasks/confusion_matrix.h"
+#include "tasks/curve_chart.h"
 
 namespace trainer {
 
@@ -34,6 +35,7 @@ struct Metrics {
   double fitness = 0;  ///< larger is better; picks best.pt and drives patience
   std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
   std::optional<ConfusionMatrix> confusion;  ///< where the task has classes
+  std::vector<CurveChart> curves;            ///< where the task has some (detection's PR, F1, P and R)
 };
 
 // Pads a validation batch to the fixed validation batch size with zero rows (R28: one input shape);
