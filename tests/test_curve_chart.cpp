@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "io/batch_plot.h"
 #include "io/curve_chart_plot.h"
+#include "io/plot_colours.h"
 #include "io/validation_files.h"
 #include "test_helpers.h"
 

@@ -43,6 +43,7 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   CHECK(read_text(run / "args.yaml").find("mixup: 0.5") != std::string::npos);
   const cv::Mat batch_plot = cv::imread((run / "train_batch0.jpg").string());
   CHECK(batch_plot.size() == cv::Size(192, 192));  // batch 4: 2 x 2 letterboxes of 64 px, enlarged to 96
+  CHECK(!cv::imread((run / "labels.jpg").string()).empty());
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"box_loss", "cls_loss", "dfl_loss", "mAP50", "mAP50-95", "precision", "recall"}) {
     CHECK(results.find(column) != std::string::npos);

@@ -74,9 +74,11 @@ void print_mode_comparison(Task& task, const Settings& settings, const TrainingP
   std::printf("recommendation: compile=%s (%s)\n", to_string(*comparison.recommended), comparison.reason.c_str());
 }
 
-// train_batch0.jpg … train_batch2.jpg in the run folder: the first micro-batches of the first
-// epoch as the loader makes them (Ultralytics draws the same), before any update.
-void plot_first_batches(const Task& task, const Settings& settings, const std::filesystem::path& folder) {
+// Before any update, as Ultralytics does: labels.jpg where the task draws its labels, and
+// train_batch0.jpg … train_batch2.jpg, the first micro-batches of the first epoch as the loader
+// makes them.
+void plot_training_data(const Task& task, const Settings& settings, const std::filesystem::path& folder) {
+  task.plot_labels(folder / "labels.jpg");
   constexpr size_t kPlottedBatches = 3;
   const auto seed = static_cast<uint64_t>(settings.seed);
   const auto batches = task.epoch_batches(seed, 0, settings.batch);
@@ -139,7 +141,7 @@ int run_train(const CommonOptions& options) {
     trainer.add_observer(*csv);
     validation_files = std::make_unique<ValidationFiles>(folder, settings.plots);
     trainer.add_observer(*validation_files);
-    if (settings.plots && !resume) plot_first_batches(*task, settings, folder);
+    if (settings.plots && !resume) plot_training_data(*task, settings, folder);
   }
   TrainingSummary summary;
   try {

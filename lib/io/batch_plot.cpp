@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
+#include "io/plot_colours.h"
 
 namespace trainer {
 namespace {
@@ -59,13 +60,6 @@ void draw_labelled_box(cv::Mat& bgr, const cv::Rect& box, const cv::Scalar& colo
                        int thickness) {
   cv::rectangle(bgr, box.tl(), box.br(), colour, thickness);
   draw_tag(bgr, label, box.tl(), colour, thickness);
-}
-
-cv::Scalar class_colour(int64_t cls) {
-  cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((cls * 47) % 180), 220, 230)), bgr;
-  cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
-  const cv::Vec3b pixel = bgr.at<cv::Vec3b>(0, 0);
-  return {static_cast<double>(pixel[0]), static_cast<double>(pixel[1]), static_cast<double>(pixel[2])};
 }
 
 void draw_batch_grid(const std::vector<PlottedSample>& samples, const std::filesystem::path& path) {

@@ -28,9 +28,6 @@ struct PlottedSample {
 // repeated to three channels, rounded and clamped.
 cv::Mat input_to_rgb(const at::Tensor& input, const std::vector<double>& mean, const std::vector<double>& std);
 
-// A distinct colour per class (BGR), spread around the hue circle so neighbouring classes differ.
-cv::Scalar class_colour(int64_t cls);
-
 // `text` in white on a filled tag whose bottom-left is `corner`, moved down when it would leave
 // the image at the top; font scale 0.4 × thickness.
 void draw_tag(cv::Mat& bgr, const std::string& text, cv::Point corner, const cv::Scalar& background, int thickness);

@@ -9,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
+#include "io/plot_colours.h"
 #include "util/atomic_file.h"
 
 namespace trainer {
@@ -30,13 +31,6 @@ std::string csv_field(const std::string& text) {
     quoted += c;
   }
   return quoted + "\"";
-}
-
-// White to dark blue (matplotlib's "Blues" ends), BGR.
-cv::Scalar shade(double share) {
-  const cv::Vec3d light(255, 251, 247), dark(107, 48, 8);
-  const cv::Vec3d mixed = light + (dark - light) * share;
-  return {mixed[0], mixed[1], mixed[2]};
 }
 
 std::string shortened(const std::string& name) { return name.size() <= 18 ? name : name.substr(0, 17) + "~"; }
@@ -100,7 +94,7 @@ void draw_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& path) 
       const double share = static_cast<double>(count) / static_cast<double>(true_totals[truth]);
       const cv::Rect box(grid.x + static_cast<int>(truth) * cell, grid.y + static_cast<int>(predicted) * cell, cell,
                          cell);
-      cv::rectangle(canvas, box, shade(share), cv::FILLED);
+      cv::rectangle(canvas, box, blue_shade(share), cv::FILLED);
       if (labelled && cell >= 28) {
         const std::string text = fmt::format("{:.2f}", share);
         put_text(canvas, text, {box.x + (cell - text_width(text, value_scale)) / 2, box.y + cell / 2 + 4},

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <opencv2/imgproc.hpp>
 
-#include "io/batch_plot.h"
 #include "io/image_file.h"
+#include "io/plot_colours.h"
 
 namespace trainer {
 namespace {

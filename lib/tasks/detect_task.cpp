@@ -15,6 +15,8 @@
 #include "data/sampler.h"
 #include "io/batch_plot.h"
 #include "io/json.h"
+#include "io/labels_plot.h"
+#include "io/plot_colours.h"
 #include "io/run_folder.h"
 #include "tasks/box_ops.h"
 #include "tasks/detection_metrics.h"
@@ -178,6 +180,12 @@ void DetectTask::plot_batch(const Batch& batch, const fs::path& path) const {
     samples.push_back(std::move(sample));
   }
   draw_batch_grid(samples, path);
+}
+
+void DetectTask::plot_labels(const fs::path& path) const {
+  std::vector<YoloBox> boxes;
+  for (const size_t i : train_indices_) boxes.insert(boxes.end(), train_->boxes(i).begin(), train_->boxes(i).end());
+  draw_labels(boxes, config_.names, path);
 }
 
 LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }

@@ -28,6 +28,7 @@ class DetectTask : public Task {
   LossOutput loss(const Batch& batch) override;
   // The letterboxed samples with their target boxes and class names.
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
+  void plot_labels(const std::filesystem::path& path) const override;
   // Ultralytics back-propagates each batch's loss items times its batch size and accumulates, so
   // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
   // and grad_clip of an Ultralytics recipe mean the same here.

@@ -109,6 +109,9 @@ class Task {
   // Draws a batch made by train_collate() with its labels into `path` (train_batch0.jpg, …); a
   // task without a picture of its samples (smoke) draws nothing.
   virtual void plot_batch(const Batch& batch, const std::filesystem::path& path) const {}
+  // Draws what the training split's labels hold into `path` (labels.jpg), where the task has such
+  // a picture (detection: class counts, box shapes, centres and sizes).
+  virtual void plot_labels(const std::filesystem::path& path) const {}
   // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
   // so the recipe saved with the weights rebuilds the same model without the training data.
   virtual void pin_derived_settings(Settings& settings) const {}
