@@ -100,7 +100,7 @@ struct Settings {
   double warmup_momentum = 0.8;              ///< SGD momentum at the start of warmup
   double warmup_bias_lr = 0.1;               ///< bias LR at the start of warmup
   double grad_clip = 10.0;                   ///< max total grad norm; 0 = no clipping
-  double label_smoothing = 0.0;              ///< classification: share of the target spread over all classes, [0, 1)
+  double label_smoothing = 0.0;              ///< share of the target spread over all classes (OCR: of each frame's), [0, 1)
   AmpMode amp = AmpMode::automatic;          ///< auto | off | fp16 | bf16 (true = auto)
   bool ema = true;                           ///< keep an exponential moving average of weights
   double ema_decay = 0.9999;                 ///< EMA decay after its ramp, [0, 1)

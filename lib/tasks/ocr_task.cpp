@@ -11,6 +11,7 @@
 #include "data/sampler.h"
 #include "io/batch_plot.h"
 #include "tasks/ctc_decoder.h"
+#include "tasks/ctc_loss.h"
 #include "tasks/text_metrics.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -121,16 +122,6 @@ Loader::Collate OcrTask::train_collate(uint64_t seed) const {
   return make_text_line_collate(*train_, *charset_, shape_, augment, seed);
 }
 
-torch::Tensor OcrTask::ctc_sum(const torch::Tensor& logits, const Batch& batch) const {
-  // CTC in fp32 even under autocast: log-probabilities of long sequences underflow in half precision.
-  const torch::Tensor log_probs = torch::log_softmax(logits.to(torch::kFloat), 2).permute({1, 0, 2});
-  const torch::Tensor input_lengths =
-      torch::full({logits.size(0)}, logits.size(1), torch::TensorOptions().dtype(torch::kLong).device(logits.device()));
-  const torch::Tensor per_sample = torch::ctc_loss(log_probs, batch.target, input_lengths, batch.target_lengths,
-                                                   /*blank=*/0, at::Reduction::None, /*zero_infinity=*/true);
-  return (per_sample / batch.target_lengths.clamp_min(1).to(torch::kFloat)).sum();
-}
-
 LossOutput OcrTask::loss(const Batch& batch) { return loss_of_output(model_output(batch), batch); }
 
 void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) const {
@@ -147,7 +138,7 @@ void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) 
 }
 
 LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
-  const torch::Tensor total = ctc_sum(logits, batch);
+  const torch::Tensor total = ctc_loss_sum(logits, batch.target, batch.target_lengths, settings_.label_smoothing);
   return {total, total.detach().reshape({1})};
 }
 
@@ -166,7 +157,7 @@ std::vector<double> OcrTask::validation_partials(const torch::Device& device, co
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
     const torch::Tensor logits = model_->forward(input).narrow(0, 0, batch.size);
-    loss_sum += ctc_sum(logits, batch);
+    loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
     const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
     for (size_t row = 0; row < decoded.size(); ++row) {
       const std::u32string& truth = val_->label(batches[position][row]);

@@ -44,9 +44,6 @@ class OcrTask : public Task, public LossSplit {
                                    const PredictOptions& options) override;
 
  private:
-  // EasyOCR's CTCLoss(zero_infinity=True) 'mean' per sample (loss / target length), summed.
-  torch::Tensor ctc_sum(const torch::Tensor& logits, const Batch& batch) const;
-
   Settings settings_;
   std::unique_ptr<Charset> charset_;
   std::unique_ptr<OcrDataset> train_;

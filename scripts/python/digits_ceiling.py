@@ -10,11 +10,14 @@ output_channel 128 or 256, glyphs centred on a 32x32 canvas as in a 32-px line, 
 over height and max-pooled over width): can the CRNN's features read unseen glyphs at all?
 `--elastic ALPHA SIGMA` adds Simard-style elastic distortion of each glyph before the affine one
 (torchvision's ElasticTransform), `--weight-decay` sets AdamW's, `--first-seed` skips seeds.
-`--font-copies N` adds N copies of every digit printed in each installed DejaVu, Liberation and
+`--sgd LR` trains with SGD (Nesterov momentum 0.9, peak LR `LR`) instead of AdamW (peak 2e-3), and
+`--smoothing EPS` smooths the targets (label smoothing; the recognition recipe's CTC analogue is
+`label_smoothing`). `--font-copies N` adds N copies of every digit printed in each installed DejaVu, Liberation and
 MathJax font (two sizes, centred in a 20x20 cell like digits.png's) to the training glyphs: do
 printed shapes teach what 450 handwritten glyphs per digit lack?
 Usage: /usr/bin/python3 scripts/python/digits_ceiling.py [epochs] [seeds] [small|crnn-vgg|crnn-vgg-256]
-       [--elastic ALPHA SIGMA] [--weight-decay WD] [--first-seed N] [--font-copies N]"""
+       [--elastic ALPHA SIGMA] [--weight-decay WD] [--first-seed N] [--font-copies N] [--sgd LR]
+       [--smoothing EPS]"""
 import argparse
 import glob
 
@@ -101,16 +104,20 @@ def run(seed, epochs, train, val, options):
     augment = T.RandomAffine(degrees=10, translate=(0.1, 0.1), scale=(0.85, 1.15), shear=10)
     if options.elastic:
         augment = T.Compose([T.ElasticTransform(alpha=options.elastic[0], sigma=options.elastic[1]), augment])
-    optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=options.weight_decay)
+    if options.sgd:
+        optimizer = torch.optim.SGD(net.parameters(), lr=options.sgd, momentum=0.9, nesterov=True,
+                                    weight_decay=options.weight_decay)
+    else:
+        optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=options.weight_decay)
     steps = epochs * (len(train[0]) // 64)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, 2e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, options.sgd or 2e-3, total_steps=steps)
     for _ in range(epochs):
         net.train()
         order = torch.randperm(len(train[0]))
         for i in range(0, len(order) - 63, 64):
             idx = order[i:i + 64]
             x = torch.stack([augment(img) for img in train[0][idx]])
-            loss = nn.functional.cross_entropy(net(x), train[1][idx])
+            loss = nn.functional.cross_entropy(net(x), train[1][idx], label_smoothing=options.smoothing)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -131,6 +138,8 @@ def main():
     parser.add_argument("--weight-decay", type=float, default=5e-4)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--font-copies", type=int, default=0)
+    parser.add_argument("--sgd", type=float, default=0.0)
+    parser.add_argument("--smoothing", type=float, default=0.0)
     options = parser.parse_args()
     torch.set_num_threads(2)
     train, val = glyphs()
