@@ -20,8 +20,8 @@
 #include "io/results_csv.h"
 #include "io/results_plot.h"
 #include "io/run_folder.h"
-#include "io/validation_files.h"
 #include "io/state_dict.h"
+#include "io/validation_files.h"
 #include "models/trainable.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
@@ -211,12 +211,12 @@ int run_val(const CommonOptions& options, const std::string& weights) {
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
   const Settings& settings = trained.settings;
-  if (metrics.confusion || (settings.plots && !metrics.curves.empty())) {
+  const bool draws_curves = settings.plots && !metrics.curves.empty();
+  if (metrics.confusion || draws_curves) {
     const std::filesystem::path folder =
         make_numbered_folder(std::filesystem::path(settings.project) / trained.task->name(), "val", settings.exist_ok);
     save_validation_files(metrics.confusion, metrics.curves, folder, settings.plots);
-    std::printf("%s in %s\n", settings.plots && !metrics.curves.empty() ? "confusion matrix and curves" : "confusion matrix",
-                folder.string().c_str());
+    std::printf("%s in %s\n", draws_curves ? "confusion matrix and curves" : "confusion matrix", folder.string().c_str());
   }
   return 0;
 }
