@@ -4,7 +4,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "io/batch_plot.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 #include "test_helpers.h"
 
 using namespace trainer;

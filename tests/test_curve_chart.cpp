@@ -4,7 +4,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "io/curve_chart_plot.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 #include "io/validation_files.h"
 #include "test_helpers.h"
 

@@ -6,7 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 
 namespace trainer {
 namespace {

@@ -9,7 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 #include "util/atomic_file.h"
 
 namespace trainer {
@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 constexpr size_t kLabelledClasses = 30;
 constexpr int kGridSide = 640;
 constexpr int kMargin = 40;
-const cv::Scalar kInk(40, 40, 40);
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -33,22 +32,13 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string shortened(const std::string& name) { return name.size() <= 18 ? name : name.substr(0, 17) + "~"; }
-
-void put_text(cv::Mat& canvas, const std::string& text, cv::Point origin, double scale, const cv::Scalar& colour) {
-  cv::putText(canvas, text, origin, cv::FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv::LINE_AA);
-}
-
-int text_width(const std::string& text, double scale) {
-  int baseline = 0;
-  return cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, 1, &baseline).width;
-}
+constexpr size_t kNameLength = 18;
 
 // Text reading upwards whose end sits at the top of `area`.
 void put_upward_text(cv::Mat& canvas, const std::string& text, cv::Rect area, double scale) {
   cv::Mat strip(area.width, area.height, CV_8UC3, cv::Scalar(255, 255, 255));
   const int baseline_y = area.width / 2 + 4;
-  put_text(strip, text, {std::max(area.height - text_width(text, scale) - 4, 0), baseline_y}, scale, kInk);
+  put_chart_text(strip, text, {std::max(area.height - chart_text_width(text, scale) - 4, 0), baseline_y}, scale, kChartInk);
   cv::Mat upright;
   cv::rotate(strip, upright, cv::ROTATE_90_COUNTERCLOCKWISE);
   upright.copyTo(canvas(area));
@@ -75,10 +65,10 @@ void draw_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& path) 
   const double name_scale = std::min(0.45, std::max(cell / 60.0, 0.3));
   int labels = 0;  // room for the longest name, left of the grid and below it
   if (labelled) {
-    for (const auto& name : matrix.names) labels = std::max(labels, text_width(shortened(name), name_scale) + 16);
+    for (const auto& name : matrix.names) labels = std::max(labels, chart_text_width(shortened(name, kNameLength), name_scale) + 16);
   }
   const cv::Rect grid(kMargin + labels, kMargin, cell * n, cell * n);
-  const int title_width = text_width("Confusion matrix (columns normalised)", 0.5) + kMargin;
+  const int title_width = chart_text_width("Confusion matrix (columns normalised)", 0.5) + kMargin;
   cv::Mat canvas(grid.y + grid.height + labels + kMargin, std::max(grid.x + grid.width + kMargin, title_width), CV_8UC3,
                  cv::Scalar(255, 255, 255));
 
@@ -97,24 +87,24 @@ void draw_confusion_matrix(const ConfusionMatrix& matrix, const fs::path& path) 
       cv::rectangle(canvas, box, blue_shade(share), cv::FILLED);
       if (labelled && cell >= 28) {
         const std::string text = fmt::format("{:.2f}", share);
-        put_text(canvas, text, {box.x + (cell - text_width(text, value_scale)) / 2, box.y + cell / 2 + 4},
-                 value_scale, share > 0.5 ? cv::Scalar(255, 255, 255) : kInk);
+        put_chart_text(canvas, text, {box.x + (cell - chart_text_width(text, value_scale)) / 2, box.y + cell / 2 + 4},
+                 value_scale, share > 0.5 ? cv::Scalar(255, 255, 255) : kChartInk);
       }
     }
   }
-  cv::rectangle(canvas, grid, kInk, 1);
-  put_text(canvas, "Confusion matrix (columns normalised)", {kMargin / 2, kMargin - 14}, 0.5, kInk);
+  cv::rectangle(canvas, grid, kChartInk, 1);
+  put_chart_text(canvas, "Confusion matrix (columns normalised)", {kMargin / 2, kMargin - 14}, 0.5, kChartInk);
   if (labelled) {
     for (size_t i = 0; i < matrix.size(); ++i) {
-      const std::string name = shortened(matrix.names[i]);
+      const std::string name = shortened(matrix.names[i], kNameLength);
       const int offset = static_cast<int>(i) * cell;
-      put_text(canvas, name, {grid.x - text_width(name, name_scale) - 6, grid.y + offset + cell / 2 + 4}, name_scale,
-               kInk);
+      put_chart_text(canvas, name, {grid.x - chart_text_width(name, name_scale) - 6, grid.y + offset + cell / 2 + 4}, name_scale,
+               kChartInk);
       put_upward_text(canvas, name, {grid.x + offset, grid.y + grid.height + 4, cell, labels - 8}, name_scale);
     }
   }
-  put_text(canvas, "True", {grid.x + grid.width / 2 - 16, canvas.rows - 12}, 0.5, kInk);
-  const int predicted_width = text_width("Predicted", 0.5) + 8;
+  put_chart_text(canvas, "True", {grid.x + grid.width / 2 - 16, canvas.rows - 12}, 0.5, kChartInk);
+  const int predicted_width = chart_text_width("Predicted", 0.5) + 8;
   put_upward_text(canvas, "Predicted",
                   {4, std::max(grid.y + (grid.height - predicted_width) / 2, 0), kMargin - 12, predicted_width}, 0.5);
   write_image_atomically(canvas, path);

@@ -8,7 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 
 namespace trainer {
 namespace {
@@ -17,13 +17,8 @@ namespace {
 constexpr size_t kLegendClasses = 20;
 constexpr int kLegendWidth = 300;
 constexpr int kLegendRow = 22;
-const cv::Scalar kInk(40, 40, 40), kGrid(225, 225, 225), kUnnamedClass(150, 150, 150);
-
-void put_text(cv::Mat& canvas, const std::string& text, cv::Point origin, double scale) {
-  cv::putText(canvas, text, origin, cv::FONT_HERSHEY_SIMPLEX, scale, kInk, 1, cv::LINE_AA);
-}
-
-std::string shortened(const std::string& text) { return text.size() <= 30 ? text : text.substr(0, 29) + "~"; }
+constexpr size_t kLabelLength = 30;
+const cv::Scalar kGrid(225, 225, 225), kUnnamedClass(150, 150, 150);
 
 void draw_curve(cv::Mat& canvas, const std::vector<double>& x, const std::vector<double>& y, const cv::Scalar& colour,
                 int thickness) {
@@ -40,7 +35,7 @@ void draw_legend_entry(cv::Mat& canvas, int row, const std::string& label, const
   const cv::Rect axes = curve_chart_axes();
   const cv::Point start(axes.x + axes.width + 24, axes.y + 8 + row * kLegendRow);
   cv::line(canvas, start, start + cv::Point(24, 0), colour, thickness, cv::LINE_AA);
-  put_text(canvas, shortened(label), start + cv::Point(32, 5), 0.42);
+  put_chart_text(canvas, shortened(label, kLabelLength), start + cv::Point(32, 5), 0.42);
 }
 
 }  // namespace
@@ -59,15 +54,13 @@ void draw_curve_chart(const CurveChart& chart, const std::filesystem::path& path
       cv::line(canvas, {axes.x, y}, {axes.x + axes.width, y}, kGrid, 1);
     }
     const std::string value = fmt::format("{:.1f}", tick / 5.0);
-    put_text(canvas, value, {x - 10, axes.y + axes.height + 18}, 0.4);
-    put_text(canvas, value, {axes.x - 30, y + 4}, 0.4);
+    put_chart_text(canvas, value, {x - 10, axes.y + axes.height + 18}, 0.4);
+    put_chart_text(canvas, value, {axes.x - 30, y + 4}, 0.4);
   }
-  cv::rectangle(canvas, axes, kInk, 1);
-  int baseline = 0;
-  const int title_width = cv::getTextSize(chart.title, cv::FONT_HERSHEY_SIMPLEX, 0.6, 1, &baseline).width;
-  put_text(canvas, chart.title, {axes.x + (axes.width - title_width) / 2, 24}, 0.6);
-  put_text(canvas, chart.y_label, {axes.x - 60, axes.y - 18}, 0.45);
-  put_text(canvas, chart.x_label, {axes.x + axes.width / 2 - 30, axes.y + axes.height + 44}, 0.45);
+  cv::rectangle(canvas, axes, kChartInk, 1);
+  put_chart_text(canvas, chart.title, {axes.x + (axes.width - chart_text_width(chart.title, 0.6)) / 2, 24}, 0.6);
+  put_chart_text(canvas, chart.y_label, {axes.x - 60, axes.y - 18}, 0.45);
+  put_chart_text(canvas, chart.x_label, {axes.x + axes.width / 2 - 30, axes.y + axes.height + 44}, 0.45);
 
   const bool named = chart.curves.size() <= kLegendClasses;
   for (size_t c = 0; c < chart.curves.size(); ++c) {

@@ -7,33 +7,23 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 
 namespace trainer {
 namespace {
 
 // Ultralytics lays at most this many boxes over one another.
 constexpr size_t kShapesDrawn = 1000;
-const cv::Scalar kInk(40, 40, 40);
-
-void put_text(cv::Mat& canvas, const std::string& text, cv::Point origin, double scale) {
-  cv::putText(canvas, text, origin, cv::FONT_HERSHEY_SIMPLEX, scale, kInk, 1, cv::LINE_AA);
-}
-
-int text_width(const std::string& text, double scale) {
-  int baseline = 0;
-  return cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, 1, &baseline).width;
-}
 
 // The axes' frame, their names and the 0 and 1 ends of each.
 void draw_axes(cv::Mat& canvas, int panel, const std::string& x_name, const std::string& y_name, bool unit_x) {
   const cv::Rect area = labels_plot_area(panel);
-  cv::rectangle(canvas, area, kInk, 1);
-  put_text(canvas, y_name, {area.x - 45, area.y - 10}, 0.45);
-  put_text(canvas, x_name, {area.x + (area.width - text_width(x_name, 0.45)) / 2, area.y + area.height + 38}, 0.45);
+  cv::rectangle(canvas, area, kChartInk, 1);
+  put_chart_text(canvas, y_name, {area.x - 45, area.y - 10}, 0.45);
+  put_chart_text(canvas, x_name, {area.x + (area.width - chart_text_width(x_name, 0.45)) / 2, area.y + area.height + 38}, 0.45);
   if (unit_x) {
-    put_text(canvas, "0", {area.x - 4, area.y + area.height + 16}, 0.4);
-    put_text(canvas, "1", {area.x + area.width - 4, area.y + area.height + 16}, 0.4);
+    put_chart_text(canvas, "0", {area.x - 4, area.y + area.height + 16}, 0.4);
+    put_chart_text(canvas, "1", {area.x + area.width - 4, area.y + area.height + 16}, 0.4);
   }
 }
 
@@ -55,12 +45,12 @@ void draw_class_counts(cv::Mat& canvas, const std::vector<YoloBox>& boxes, const
     // Names under their bars where at least a few letters fit.
     const std::string name = c < names.size() ? names[c] : "";
     size_t letters = name.size();
-    while (letters > 0 && text_width(name.substr(0, letters), 0.35) > right - left - 2) --letters;
-    if (letters >= 3) put_text(canvas, name.substr(0, letters), {left + 1, area.y + area.height + 16}, 0.35);
+    while (letters > 0 && chart_text_width(name.substr(0, letters), 0.35) > right - left - 2) --letters;
+    if (letters >= 3) put_chart_text(canvas, name.substr(0, letters), {left + 1, area.y + area.height + 16}, 0.35);
   }
   draw_axes(canvas, 0, "classes", "instances", false);
-  put_text(canvas, std::to_string(most), {area.x - 45, area.y + 10}, 0.4);
-  put_text(canvas, "0", {area.x - 14, area.y + area.height}, 0.4);
+  put_chart_text(canvas, std::to_string(most), {area.x - 45, area.y + 10}, 0.4);
+  put_chart_text(canvas, "0", {area.x - 14, area.y + area.height}, 0.4);
 }
 
 // Up to kShapesDrawn boxes centred on one point at their size relative to the image.
@@ -72,8 +62,8 @@ void draw_box_shapes(cv::Mat& canvas, const std::vector<YoloBox>& boxes) {
     const cv::Point2d half(box.w * area.width / 2, box.h * area.height / 2), centre(area.width / 2.0, area.height / 2.0);
     cv::rectangle(shapes, cv::Point(centre - half), cv::Point(centre + half), class_colour(box.cls), 1, cv::LINE_AA);
   }
-  cv::rectangle(canvas, area, kInk, 1);
-  put_text(canvas, fmt::format("box shapes ({} of {})", std::min(boxes.size(), kShapesDrawn), boxes.size()),
+  cv::rectangle(canvas, area, kChartInk, 1);
+  put_chart_text(canvas, fmt::format("box shapes ({} of {})", std::min(boxes.size(), kShapesDrawn), boxes.size()),
            {area.x, area.y - 10}, 0.45);
 }
 
@@ -97,7 +87,7 @@ void draw_density(cv::Mat& canvas, int panel, const std::vector<cv::Point2f>& po
     }
   }
   draw_axes(canvas, panel, x_name, y_name, true);
-  put_text(canvas, "1", {area.x - 14, area.y + 10}, 0.4);
+  put_chart_text(canvas, "1", {area.x - 14, area.y + 10}, 0.4);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include "io/batch_plot.h"
 #include "io/json.h"
 #include "io/labels_plot.h"
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 #include "io/run_folder.h"
 #include "tasks/box_ops.h"
 #include "tasks/detection_metrics.h"

@@ -42,6 +42,11 @@ std::vector<double> smooth(const std::vector<double>& values, double fraction) {
   return out;
 }
 
+// Made non-increasing from the right: the precision envelope AP reads.
+void take_envelope(std::vector<double>& precision) {
+  for (size_t i = precision.size(); i > 1; --i) precision[i - 2] = std::max(precision[i - 2], precision[i - 1]);
+}
+
 // x = 0, 1/999, ..., 1: Ultralytics' np.linspace(0, 1, 1000).
 double curve_point(size_t k) { return static_cast<double>(k) / static_cast<double>(kCurvePoints - 1); }
 
@@ -64,7 +69,7 @@ void add_curves(const ClassCurves& source, DetectionSummary& summary) {
     envelope.insert(envelope.end(), source.precision.begin(), source.precision.end());
     sentinel_recall.push_back(1.0);
     envelope.push_back(0.0);
-    for (size_t i = envelope.size() - 1; i > 0; --i) envelope[i - 1] = std::max(envelope[i - 1], envelope[i]);
+    take_envelope(envelope);
     for (size_t k = 0; k < kCurvePoints; ++k) pr[k] = interpolate(curve_point(k), sentinel_recall, envelope, 1.0);
   }
   summary.precision_curves.push_back(std::move(precision));
@@ -99,7 +104,7 @@ double average_precision(const std::vector<double>& recall, const std::vector<do
   TORCH_CHECK(recall.size() == precision.size(), "average_precision: ", recall.size(), " recalls, ", precision.size(),
               " precisions");
   std::vector<double> envelope = precision;
-  for (size_t i = envelope.size(); i > 1; --i) envelope[i - 2] = std::max(envelope[i - 2], envelope[i - 1]);
+  take_envelope(envelope);
   double sum = 0;
   for (int k = 0; k <= 100; ++k) {
     // pycocotools samples np.linspace(0, 1, 101), whose values are k * 0.01 rather than k / 100.

@@ -1,4 +1,4 @@
-#include "io/plot_colours.h"
+#include "io/plot_style.h"
 
 #include <opencv2/imgproc.hpp>
 
@@ -15,6 +15,19 @@ cv::Scalar blue_shade(double share) {
   const cv::Vec3d light(255, 251, 247), dark(107, 48, 8);
   const cv::Vec3d mixed = light + (dark - light) * share;
   return {mixed[0], mixed[1], mixed[2]};
+}
+
+void put_chart_text(cv::Mat& canvas, const std::string& text, cv::Point origin, double scale, const cv::Scalar& colour) {
+  cv::putText(canvas, text, origin, cv::FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv::LINE_AA);
+}
+
+int chart_text_width(const std::string& text, double scale) {
+  int baseline = 0;
+  return cv::getTextSize(text, cv::FONT_HERSHEY_SIMPLEX, scale, 1, &baseline).width;
+}
+
+std::string shortened(const std::string& text, size_t most) {
+  return text.size() <= most ? text : text.substr(0, most - 1) + "~";
 }
 
 }  // namespace trainer
