@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
+#include "io/plot_style.h"
 #include "io/results_csv.h"
 
 namespace trainer {
@@ -19,11 +20,10 @@ constexpr int kColumns = 3;
 constexpr int kMargin = 60;
 
 void draw_panel(cv::Mat& canvas, const Series& series, cv::Rect area) {
-  const cv::Scalar ink(40, 40, 40), line(200, 110, 30), grid(225, 225, 225);
-  cv::putText(canvas, series.name, {area.x + kMargin, area.y + 22}, cv::FONT_HERSHEY_SIMPLEX, 0.55, ink, 1,
-              cv::LINE_AA);
+  const cv::Scalar line(200, 110, 30), grid(225, 225, 225);
+  put_chart_text(canvas, series.name, {area.x + kMargin, area.y + 22}, 0.55);
   const cv::Rect plot(area.x + kMargin, area.y + 34, area.width - kMargin - 14, area.height - 34 - 30);
-  cv::rectangle(canvas, plot, ink, 1);
+  cv::rectangle(canvas, plot, kChartInk, 1);
   std::vector<double> finite;
   for (double value : series.y) {
     if (std::isfinite(value)) finite.push_back(value);
@@ -54,13 +54,12 @@ void draw_panel(cv::Mat& canvas, const Series& series, cv::Rect area) {
     }
   }
   const auto label = [&](double value, int y) {
-    cv::putText(canvas, fmt::format("{:.3g}", value), {area.x + 2, y}, cv::FONT_HERSHEY_SIMPLEX, 0.38, ink, 1,
-                cv::LINE_AA);
+    put_chart_text(canvas, fmt::format("{:.3g}", value), {area.x + 2, y}, 0.38);
   };
   label(high, plot.y + 10);
   label(low, plot.y + plot.height);
-  cv::putText(canvas, fmt::format("epoch {:g} .. {:g}", x_low, series.x.back()),
-              {plot.x, plot.y + plot.height + 20}, cv::FONT_HERSHEY_SIMPLEX, 0.4, ink, 1, cv::LINE_AA);
+  put_chart_text(canvas, fmt::format("epoch {:g} .. {:g}", x_low, series.x.back()), {plot.x, plot.y + plot.height + 20},
+                 0.4);
 }
 
 }  // namespace
