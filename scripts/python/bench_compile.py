@@ -3,7 +3,8 @@ torch.compile, training the same model with the same micro-batch, accumulation a
 
   bench_compile.py run --trainer build-gpu/trainer [--device cuda] [--updates 20]
       writes synthetic data, then for ResNet50 (bf16, 224 px) and YOLOv8n (fp16, 640 px) at
-      micro-batch 8 x accumulate 4 and 16 x 2 (--cases picks and orders them) prints one table
+      micro-batch 8 x accumulate 4 and 16 x 2 (--cases picks and orders them; the CRNN of the
+      digits recipe, `crnn`, and other sizes, `yolov8n:8x1@256`, on request) prints one table
       row per implementation and mode: time to the first update, seconds per update, images/s,
       peak device memory, and the ratio of images/s to the trainer's own eager mode.
   bench_compile.py pytorch --model resnet50 --amp bf16 --batch 8 --accumulate 4 --mode eager ...
@@ -15,11 +16,19 @@ trains on random tensors of the same shapes, with fused AdamW, clipping at 10, G
 fp16. YOLOv8n trains there with yolov8_loss.py, the v8 loss (task-aligned assignment, CIoU, DFL,
 BCE) batched as a PyTorch loop computes it, on 1-4 boxes of 3 classes per image; torch.compile
 compiles the model, and the loss runs eagerly, as in Ultralytics (its foreground selection has a
-data-dependent shape). Data for the trainer: random-noise PNGs, an ImageFolder with 2 classes and
-a YOLO set with 3 classes and 1-4 boxes per image."""
+data-dependent shape). The CRNN is EasyOCR's (crnn_fixture.py) at the digits recipe's widths
+(output_channel 256, hidden_size 192, 10 digits and the blank), reading lines `size` high and
+3 x `size` wide, one width bucket, with CTC on 3-6-digit labels. Data for the trainer: random-noise
+PNGs, an ImageFolder with 2 classes, a YOLO set with 3 classes and 1-4 boxes per image, and
+EasyOCR-style line folders.
+On a CPU (`--device cpu`, PyTorch 1.13 there) the same comparison is the CPU baseline: PyTorch
+runs with as many threads as the trainer (its default is 1 on small machines), fp16 models run
+in fp32 as the trainer's amp=auto does there, and the trainer rows are none and max-autotune
+(default and reduce-overhead are eager on a CPU); PyTorch 1.13 has no torch.compile."""
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -28,17 +37,30 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-MODELS = {"resnet50": ("bf16", 224), "yolov8n": ("fp16", 640)}
+MODELS = {"resnet50": ("bf16", 224), "yolov8n": ("fp16", 640), "crnn": ("bf16", 32)}
+CRNN_DIGITS = 10
+CRNN_OUTPUT_CHANNEL, CRNN_HIDDEN_SIZE = 256, 192
 # The issue's target geometry first, so a GPU lease cut short still measures it.
 CASES = ["yolov8n:8x4", "resnet50:8x4", "yolov8n:16x2", "resnet50:16x2"]
 PYTORCH_MODES = ["eager", "default", "reduce-overhead"]
 TRAINER_MODES = ["none", "default", "reduce-overhead"]
+TRAINER_CPU_MODES = ["none", "max-autotune"]
 
 
-def write_png(path, side, generator):
+def trainer_modes(device):
+    return TRAINER_CPU_MODES if device == "cpu" else TRAINER_MODES
+
+
+def write_png(path, side, generator, channels=3, width=None):
     import torchvision
-    image = torch.randint(0, 256, (3, side, side), dtype=torch.uint8, generator=generator)
+    image = torch.randint(0, 256, (channels, side, width or side), dtype=torch.uint8, generator=generator)
     torchvision.io.write_png(image, path)
+
+
+def digit_labels(count, generator):
+    """`count` strings of 3-6 digits."""
+    lengths = torch.randint(3, 7, (count,), generator=generator).tolist()
+    return ["".join(str(d) for d in torch.randint(0, CRNN_DIGITS, (n,), generator=generator).tolist()) for n in lengths]
 
 
 def random_boxes(generator):
@@ -68,6 +90,13 @@ def write_data(root, images=32):
             rows = [f"{int(cls)} {cx:.4f} {cy:.4f} {w:.4f} {h:.4f}" for cls, cx, cy, w, h in random_boxes(generator)]
             with open(os.path.join(label_folder, f"{i}.txt"), "w") as f:
                 f.write("\n".join(rows) + "\n")
+        line_folder = os.path.join(root, "ocr", split)
+        os.makedirs(line_folder, exist_ok=True)
+        with open(os.path.join(line_folder, "labels.csv"), "w") as f:
+            f.write("filename,words\n")
+            for i, words in enumerate(digit_labels(images if split == "train" else 4, generator)):
+                write_png(os.path.join(line_folder, f"{i}.png"), 32, generator, channels=1, width=96)
+                f.write(f"{i}.png,{words}\n")
     with open(os.path.join(root, "detect", "data.yaml"), "w") as f:
         f.write(f"path: {os.path.join(root, 'detect')}\ntrain: images/train\nval: images/val\n"
                 "names:\n  0: a\n  1: b\n  2: c\n")
@@ -90,12 +119,17 @@ def build_model(name):
     if name == "resnet50":
         import torchvision
         return torchvision.models.resnet50(num_classes=2)
+    if name == "crnn":
+        import crnn_fixture
+        return crnn_fixture.Model(1, CRNN_OUTPUT_CHANNEL, CRNN_HIDDEN_SIZE, CRNN_DIGITS + 1)
     import yolov8_fixture
     return yolov8_fixture.YOLOv8(3)
 
 
 def pytorch(args):
     device = torch.device(args.device)
+    if device.type == "cpu":
+        torch.set_num_threads(len(os.sched_getaffinity(0)))
     torch.manual_seed(0)
     model = build_model(args.model).to(device).train()
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "off": None}[args.amp]
@@ -110,12 +144,27 @@ def pytorch(args):
     # torch.amp.GradScaler since 2.3; the torch.cuda.amp one is deprecated there.
     scaler = (torch.amp.GradScaler("cuda", enabled=scaling) if hasattr(torch.amp, "GradScaler")
               else torch.cuda.amp.GradScaler(enabled=scaling))
-    x = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device)
+    if args.model == "crnn":
+        x = torch.randn(args.batch, 1, args.imgsz, 3 * args.imgsz, device=device)
+    else:
+        x = torch.randn(args.batch, 3, args.imgsz, args.imgsz, device=device)
     if args.model == "resnet50":
         y = torch.randint(0, 2, (args.batch,), device=device)
 
         def loss_of(output):
             return torch.nn.functional.cross_entropy(output, y)
+    elif args.model == "crnn":
+        generator = torch.Generator().manual_seed(1)
+        words = digit_labels(args.batch, generator)
+        targets = torch.tensor([int(d) + 1 for w in words for d in w], device=device)  # class 0 is CTC's blank
+        target_lengths = torch.tensor([len(w) for w in words], device=device)
+
+        def loss_of(output):
+            # [B, T, C] -> [T, B, C], in fp32 as autocast runs CTC
+            log_probs = output.float().log_softmax(2).permute(1, 0, 2)
+            input_lengths = torch.full((output.shape[0],), output.shape[1], dtype=torch.long, device=device)
+            return torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, reduction="sum",
+                                                zero_infinity=True) / output.shape[0]
     else:
         from yolov8_loss import DetectionLoss
         boxes = detection_targets(args.batch, args.imgsz).to(device)
@@ -163,7 +212,9 @@ def pytorch(args):
         update()
     sync()
     per_update = (time.perf_counter() - start) / args.updates
-    peak = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else float("nan")
+    # The process's peak resident set on a CPU, as the trainer's probe reports there.
+    peak = (torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda"
+            else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     print(f"mode={args.mode} first_update_seconds={first:.3f} seconds_per_update={per_update:.4f} "
           f"images_per_second={args.batch * args.accumulate / per_update:.1f} peak_memory_mb={peak:.1f}")
 
@@ -177,6 +228,10 @@ PROBE_FIRST_UPDATE = re.compile(r"probed .*, first update [\d.]+ s \((micro-step
 def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
     if model == "resnet50":
         keys = ["task=classify", "model=resnet50", f"data={data}/classify"]
+    elif model == "crnn":
+        keys = ["task=ocr", "model=crnn", f"data={data}/ocr", f"charset={''.join(map(str, range(CRNN_DIGITS)))}",
+                f"output_channel={CRNN_OUTPUT_CHANNEL}", f"hidden_size={CRNN_HIDDEN_SIZE}", f"imgH={imgsz}",
+                f"imgW={3 * imgsz}", f"buckets={3 * imgsz}"]
     else:
         keys = ["task=detect", "model=yolov8n", f"data={data}/detect/data.yaml", "mosaic=0"]
     keys += [f"imgsz={imgsz}", f"batch={batch}", f"accumulate={accumulate}", f"amp={amp}", f"device={args.device}",
@@ -185,7 +240,7 @@ def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
     rows = {}
     # A process per mode, as on the PyTorch side: each first update is a cold start (within one
     # process, default's cuDNN autotuning would make reduce-overhead's first update look free).
-    for mode in TRAINER_MODES:
+    for mode in trainer_modes(args.device):
         result = subprocess.run([args.trainer, "plan", *keys, f"--probe={args.updates}", f"--probe-modes={mode}"],
                                 capture_output=True, text=True)
         if result.returncode != 0:
@@ -235,11 +290,11 @@ def measure(args, data):
           + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
     print(f"{'model':8} {'geometry':8} {'impl':8} {'mode':16} {'first s':>8} {'s/update':>9} {'img/s':>8} "
           f"{'peak MB':>8} {'vs ours eager':>13}")
-    for model, batch, accumulate in args.cases:
+    for model, batch, accumulate, size in args.cases:
         amp, imgsz = MODELS[model]
-        imgsz = args.imgsz or imgsz
+        imgsz = args.imgsz or size or imgsz
         if args.device == "cpu" and amp == "fp16":
-            amp = "bf16"  # CPU autocast has no fp16 (smoke runs of this script)
+            amp = "off"  # CPU autocast has no fp16; amp=auto trains in fp32 there
         geometry = f"{batch}x{accumulate}"
         ours = trainer_rows(args, data, model, amp, imgsz, batch, accumulate)
         base = ours["none"][2]
@@ -253,18 +308,19 @@ def measure(args, data):
             print(f"{model:8} {geometry:8} {impl:8} {mode:16} {first:8.2f} {per_update:9.4f} {ips:8.1f} "
                   f"{peak:8.0f} {ips / base:12.2f}x  {note}", flush=True)
 
-        for mode in TRAINER_MODES:
+        for mode in trainer_modes(args.device):
             show("trainer", mode, ours.get(mode))
         for mode in args.pytorch_modes:
             show("pytorch", mode, pytorch_row(args, model, amp, imgsz, batch, accumulate, mode))
 
 
 def parse_case(text):
-    """'yolov8n:8x4' -> ('yolov8n', 8, 4)"""
-    match = re.fullmatch(r"(\w+):(\d+)x(\d+)", text)
+    """'yolov8n:8x4' -> ('yolov8n', 8, 4, None); 'yolov8n:8x1@256' -> ('yolov8n', 8, 1, 256)"""
+    match = re.fullmatch(r"(\w+):(\d+)x(\d+)(?:@(\d+))?", text)
     if not match or match.group(1) not in MODELS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not MODEL:BATCHxACCUMULATE with MODEL one of {list(MODELS)}")
-    return match.group(1), int(match.group(2)), int(match.group(3))
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not MODEL:BATCHxACCUMULATE[@SIZE] with MODEL one of {list(MODELS)}")
+    return match.group(1), int(match.group(2)), int(match.group(3)), int(match.group(4)) if match.group(4) else None
 
 
 def main():
@@ -276,7 +332,7 @@ def main():
     run_parser.add_argument("--updates", type=int, default=20)
     run_parser.add_argument("--imgsz", type=int, default=0, help="override both models' image size (smoke runs)")
     run_parser.add_argument("--cases", type=parse_case, nargs="+", default=[parse_case(c) for c in CASES],
-                            help=f"MODEL:BATCHxACCUMULATE, measured in this order (default: {' '.join(CASES)})")
+                            help=f"MODEL:BATCHxACCUMULATE[@SIZE], measured in this order (default: {' '.join(CASES)})")
     run_parser.add_argument("--pytorch-modes", nargs="+", choices=PYTORCH_MODES, default=PYTORCH_MODES,
                             help="the PyTorch rows to measure (each torch.compile mode costs minutes)")
     one = sub.add_parser("pytorch")
