@@ -1,0 +1,88 @@
+#include "util/onednn_check.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace trainer {
+namespace {
+
+constexpr const char* kIsaVariable = "ONEDNN_MAX_CPU_ISA";
+
+// Deterministic values in [-scale, scale] without touching the random generators.
+torch::Tensor waves(at::IntArrayRef shape, double scale) {
+  int64_t count = 1;
+  for (const int64_t size : shape) count *= size;
+  return torch::arange(count, torch::kFloat).mul(0.37).sin().mul(scale).reshape(shape);
+}
+
+bool close(const torch::Tensor& value, const torch::Tensor& reference) {
+  return value.isfinite().all().item<bool>() &&
+         value.sub(reference).abs().max().item<double>() <= 1e-3 * reference.abs().max().item<double>();
+}
+
+// One 3x3 convolution's input and weight gradients, through oneDNN and through ATen's kernels.
+bool layer_agrees(int64_t in_channels, int64_t out_channels) {
+  const torch::Tensor input = waves({8, in_channels, 16, 32}, 1.0).requires_grad_();
+  const torch::Tensor weight = waves({out_channels, in_channels, 3, 3}, 0.3).requires_grad_();
+  const torch::Tensor bias = waves({out_channels}, 0.1).requires_grad_();
+  const torch::Tensor grad_output = waves({8, out_channels, 16, 32}, 0.7).flip(3);
+  const auto gradients = [&] {
+    const torch::Tensor output = torch::conv2d(input, weight, bias, 1, 1);
+    return torch::autograd::grad({output}, {input, weight}, {grad_output});
+  };
+  const auto onednn = gradients();
+  at::globalContext().setUserEnabledMkldnn(false);
+  const auto reference = gradients();
+  at::globalContext().setUserEnabledMkldnn(true);
+  return close(onednn[0], reference[0]) && close(onednn[1], reference[1]);
+}
+
+}  // namespace
+
+bool onednn_convolution_gradients_agree() {
+  if (!at::globalContext().userEnabledMkldnn()) return true;
+  torch::AutoGradMode grad_mode(true);
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  bool agree = false;
+  try {
+    agree = layer_agrees(4, 8);
+  } catch (...) {
+    at::globalContext().setUserEnabledMkldnn(true);
+    at::set_num_threads(threads);
+    throw;
+  }
+  at::set_num_threads(threads);
+  return agree;
+}
+
+void use_correct_onednn(char** argv) {
+  if (onednn_convolution_gradients_agree()) return;
+  if (const char* isa = std::getenv(kIsaVariable)) {
+    throw UserError(std::string("this LibTorch's oneDNN computes wrong convolution gradients on this CPU even with ") +
+                    kIsaVariable + "=" + isa + " (a start-up check of a small layer against ATen's kernels); try " +
+                    kIsaVariable + "=AVX2, or a LibTorch with another oneDNN (docs/training.md)");
+  }
+  spdlog::warn("this LibTorch's oneDNN computes wrong convolution gradients on this CPU with its AVX-512 kernels (a "
+               "start-up check of a small layer against ATen's kernels); running again with {}=AVX2 "
+               "(docs/training.md, \"LibTorch 2.x on a CPU\")",
+               kIsaVariable);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  setenv(kIsaVariable, "AVX2", 1);
+  execv("/proc/self/exe", argv);
+  throw UserError(std::string("cannot run trainer again with ") + kIsaVariable + "=AVX2 (" + std::strerror(errno) +
+                  "); set it in the environment");
+}
+
+}  // namespace trainer
