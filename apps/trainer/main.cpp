@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   sources.erase(std::remove_if(sources.begin(), sources.end(), is_override), sources.end());
 
   try {
-    trainer::use_correct_onednn(argv);
+    trainer::use_correct_convolutions();
     if (train->parsed()) return trainer::app::run_train(options);
     if (val->parsed()) return trainer::app::run_val(options, weights);
     if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k, digits);

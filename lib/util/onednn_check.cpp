@@ -4,19 +4,9 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
-#include "util/error.h"
 
 namespace trainer {
 namespace {
-
-constexpr const char* kIsaVariable = "ONEDNN_MAX_CPU_ISA";
 
 // Deterministic values in [-scale, scale] without touching the random generators.
 torch::Tensor waves(at::IntArrayRef shape, double scale) {
@@ -30,7 +20,8 @@ bool close(const torch::Tensor& value, const torch::Tensor& reference) {
          value.sub(reference).abs().max().item<double>() <= 1e-3 * reference.abs().max().item<double>();
 }
 
-// One 3x3 convolution's input and weight gradients, through oneDNN and through ATen's kernels.
+// One 3x3 convolution's input and weight gradients, through oneDNN and then through ATen's kernels
+// (oneDNN left switched off).
 bool layer_agrees(int64_t in_channels, int64_t out_channels) {
   const torch::Tensor input = waves({8, in_channels, 16, 32}, 1.0).requires_grad_();
   const torch::Tensor weight = waves({out_channels, in_channels, 3, 3}, 0.3).requires_grad_();
@@ -43,7 +34,6 @@ bool layer_agrees(int64_t in_channels, int64_t out_channels) {
   const auto onednn = gradients();
   at::globalContext().setUserEnabledMkldnn(false);
   const auto reference = gradients();
-  at::globalContext().setUserEnabledMkldnn(true);
   return close(onednn[0], reference[0]) && close(onednn[1], reference[1]);
 }
 
@@ -51,38 +41,26 @@ bool layer_agrees(int64_t in_channels, int64_t out_channels) {
 
 bool onednn_convolution_gradients_agree() {
   if (!at::globalContext().userEnabledMkldnn()) return true;
+  // Puts back the thread count and switches oneDNN on again (layer_agrees leaves it off), also on a throw.
+  struct Restore {
+    int threads = at::get_num_threads();
+    ~Restore() {
+      at::globalContext().setUserEnabledMkldnn(true);
+      at::set_num_threads(threads);
+    }
+  } restore;
   torch::AutoGradMode grad_mode(true);
-  const int threads = at::get_num_threads();
   at::set_num_threads(1);
-  bool agree = false;
-  try {
-    agree = layer_agrees(4, 8);
-  } catch (...) {
-    at::globalContext().setUserEnabledMkldnn(true);
-    at::set_num_threads(threads);
-    throw;
-  }
-  at::set_num_threads(threads);
-  return agree;
+  return layer_agrees(4, 8);
 }
 
-void use_correct_onednn(char** argv) {
-  if (onednn_convolution_gradients_agree()) return;
-  if (const char* isa = std::getenv(kIsaVariable)) {
-    throw UserError(std::string("this LibTorch's oneDNN computes wrong convolution gradients on this CPU even with ") +
-                    kIsaVariable + "=" + isa + " (a start-up check of a small layer against ATen's kernels); try " +
-                    kIsaVariable + "=AVX2, or a LibTorch with another oneDNN (docs/training.md)");
-  }
-  spdlog::warn("this LibTorch's oneDNN computes wrong convolution gradients on this CPU with its AVX-512 kernels (a "
-               "start-up check of a small layer against ATen's kernels); running again with {}=AVX2 "
-               "(docs/training.md, \"LibTorch 2.x on a CPU\")",
-               kIsaVariable);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  setenv(kIsaVariable, "AVX2", 1);
-  execv("/proc/self/exe", argv);
-  throw UserError(std::string("cannot run trainer again with ") + kIsaVariable + "=AVX2 (" + std::strerror(errno) +
-                  "); set it in the environment");
+bool use_correct_convolutions() {
+  if (onednn_convolution_gradients_agree()) return true;
+  at::globalContext().setUserEnabledMkldnn(false);
+  spdlog::warn("this LibTorch's oneDNN computes wrong convolution gradients on this CPU (a start-up check of a small "
+               "layer against ATen's own kernels), so convolutions run on ATen's kernels: right, but slower "
+               "(docs/training.md, \"LibTorch 2.x on a CPU\")");
+  return false;
 }
 
 }  // namespace trainer

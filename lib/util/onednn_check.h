@@ -1,9 +1,10 @@
 // A start-up guard against a LibTorch whose oneDNN computes wrong convolution gradients on this
 // CPU. Debian trixie's LibTorch 2.6 (oneDNN 3.7.2) is one, on the AVX-512 AMD EPYC machine we have:
-// its AVX-512 backward pass gets the input gradient of layers with 4 or 8 output channels wrong
-// (by 25-80 %, now and then as NaN). Capped at AVX2 (ONEDNN_MAX_CPU_ISA) it is right from 8 output
-// channels up, at SSE4.1 for 4 too; LibTorch 1.13 is right throughout (docs/training.md,
-// "LibTorch 2.x on a CPU", and scripts/python/onednn_conv_check.py).
+// its backward pass gets the input gradient of layers with 4 or 8 output channels wrong (by
+// 25-80 %, now and then as NaN), and a ResNet18's gradients at batch 2 and 16 px. Capping its ISA
+// (ONEDNN_MAX_CPU_ISA) moves the faults rather than removing them; ATen's own kernels are right,
+// and so is LibTorch 1.13 (docs/training.md, "LibTorch 2.x on a CPU";
+// scripts/python/onednn_conv_check.py).
 #pragma once
 
 namespace trainer {
@@ -13,10 +14,8 @@ namespace trainer {
 // count, the oneDNN switch and the random generators as they were. True where oneDNN is off.
 bool onednn_convolution_gradients_agree();
 
-// Call first in main, before anything else runs a convolution: the variable is read when
-// oneDNN is first used. Where the check fails and ONEDNN_MAX_CPU_ISA is unset, this runs the
-// program again (same arguments, warning first) with it set to AVX2, and so does not return; where
-// it fails with the variable set, a UserError.
-void use_correct_onednn(char** argv);
+// Call first in main, before the first convolution: where the check fails, switches oneDNN off
+// for the process (convolutions then run on ATen's kernels) with a warning, and returns false.
+bool use_correct_convolutions();
 
 }  // namespace trainer

@@ -8,7 +8,8 @@ such layer at start-up (lib/util/onednn_check.h); this shows the extent:
   ONEDNN_MAX_CPU_ISA=AVX2 python3 scripts/python/onednn_conv_check.py   # oneDNN capped at AVX2
 
 Debian trixie's torch 2.6 on an AVX-512 AMD EPYC gets the input gradient wrong for every layer
-with 4 or 8 output channels (docs/training.md, "LibTorch 2.x on a CPU")."""
+with 4 or 8 output channels; capped at AVX2, for those with 4 (docs/training.md, "LibTorch 2.x
+on a CPU")."""
 import os
 
 import torch
