@@ -4,7 +4,6 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-
 namespace trainer {
 namespace {
 

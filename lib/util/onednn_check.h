@@ -14,8 +14,8 @@ namespace trainer {
 // count, the oneDNN switch and the random generators as they were. True where oneDNN is off.
 bool onednn_convolution_gradients_agree();
 
-// Call first in main, before the first convolution: where the check fails, switches oneDNN off
-// for the process (convolutions then run on ATen's kernels) with a warning, and returns false.
+// Call in main before any model runs: where the check fails, switches oneDNN off for the process
+// (convolutions then run on ATen's kernels) with a warning, and returns false.
 bool use_correct_convolutions();
 
 }  // namespace trainer
