@@ -56,7 +56,7 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
                                             (dir / "data" / "val" / "dark" / "0.png").string());
   INFO(predict.output);
   CHECK(predict.exit_code == 0);
-  CHECK(std::count(predict.output.begin(), predict.output.end(), '\n') == 7);  // 6 + 1 images
+  CHECK(count_lines(predict.output, ".png: ") == 7);  // 6 + 1 images
   CHECK_THAT(predict.output, Catch::Contains("0.png: ") && Catch::Contains("bright 0.") && Catch::Contains("dark 0."));
   const CommandResult no_images = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
                                               " --source " + (dir / "nothing-here").string());

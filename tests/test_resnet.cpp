@@ -59,7 +59,11 @@ TEST_CASE("resnets have torchvision's keys in its order and give its logits from
   CHECK(report.loaded.size() == reference.keys.size());
   model->eval();
   torch::NoGradGuard no_grad;
-  CHECK(torch::allclose(model->forward(reference.input), reference.logits, 0.0, 1e-4));
+  const torch::Tensor logits = model->forward(reference.input);
+  INFO("largest difference " << (logits - reference.logits).abs().max().item<double>());
+  // Relative too: other convolution kernels than the fixture's (ATen's, where a start-up check
+  // switched oneDNN off) put ResNet50's logits 1.03e-4 apart on LibTorch 2.6.
+  CHECK(torch::allclose(logits, reference.logits, 1e-4, 1e-4));
 }
 
 TEST_CASE("frozen_bn resnets load torchvision weights and give its eval logits in train mode",
