@@ -60,10 +60,9 @@ TEST_CASE("export writes weights torchvision loads strictly and pretrained= take
   const CommandResult predict = run_trainer("predict --weights " + checkpoint + " --digits 7 --top 2 --source " + image);
   INFO(predict.output);
   REQUIRE(predict.exit_code == 0);
-  const size_t line_start = predict.output.find(image + ": ");
-  REQUIRE(line_start != std::string::npos);
-  const std::map<std::string, double> expected =
-      probabilities_of(predict.output.substr(line_start, predict.output.find('\n', line_start) - line_start));
+  const std::string line = first_line_with(predict.output, image + ": ");
+  REQUIRE_FALSE(line.empty());
+  const std::map<std::string, double> expected = probabilities_of(line);
   REQUIRE(expected.size() == 2);
 
   // Python loads the .pt with weights_only=True into torchvision's ResNet18 strictly; its softmax in

@@ -195,6 +195,14 @@ size_t count_lines(const std::string& text, const std::string& needle) {
   return count;
 }
 
+std::string first_line_with(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) return line;
+  }
+  return "";
+}
+
 std::vector<std::vector<int64_t>> read_confusion_counts(const std::filesystem::path& path) {
   std::vector<std::vector<int64_t>> rows;
   std::istringstream in(read_text(path));

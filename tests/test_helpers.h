@@ -149,6 +149,9 @@ std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch);
 
 // How many lines of `text` contain `needle`.
 size_t count_lines(const std::string& text, const std::string& needle);
+// The first line of `text` that contains `needle`, or "" (a command's output mixes its results with
+// log lines).
+std::string first_line_with(const std::string& text, const std::string& needle);
 
 // The counts of a confusion_matrix.csv ([predicted][true]), without its names; class names in
 // the tests hold no comma.
