@@ -4,6 +4,7 @@
 
 #include "io/results_csv.h"
 #include "test_helpers.h"
+#include "util/onednn_check.h"
 
 using namespace trainer::testing;
 
@@ -58,10 +59,19 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   CHECK(predict.exit_code == 0);
   CHECK(count_lines(predict.output, ".png: ") == 7);  // 6 + 1 images
   CHECK_THAT(predict.output, Catch::Contains("0.png: ") && Catch::Contains("bright 0.") && Catch::Contains("dark 0."));
-  const CommandResult no_images = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
+  // Ultralytics' spelling: the checkpoint as model=, the images as source=.
+  const CommandResult keyed = run_trainer("predict model=" + (run / "weights" / "best.pt").string() +
+                                          " source=" + (dir / "data" / "val" / "dark" / "0.png").string());
+  INFO(keyed.output);
+  CHECK(keyed.exit_code == 0);
+  CHECK(count_lines(keyed.output, ".png: ") == 1);
+  const CommandResult no_images = run_trainer("predict model=" + (run / "weights" / "best.pt").string() +
                                               " --source " + (dir / "nothing-here").string());
   CHECK(no_images.exit_code == 2);
   CHECK_THAT(no_images.output, Catch::Contains("nothing-here"));
+  const CommandResult no_weights = run_trainer("val");
+  CHECK(no_weights.exit_code == 2);
+  CHECK_THAT(no_weights.output, Catch::Contains("--weights PATH (or model=PATH)"));
 
   // Python reads the checkpoint with weights_only=True and torchvision takes the weights strictly.
   const CommandResult python = run_command(
@@ -126,6 +136,8 @@ TEST_CASE("plan prints the batch, accumulation and LR table", "[cli]") {
 #if TRAINER_TEST_GLIBC_HEAP
   // The binary keeps freed host memory from its first line (docs/benchmarks.md, "Host memory").
   CHECK_THAT(plan.output, Catch::Contains("host memory            freed blocks kept for reuse"));
+  // This test binary ran the same start-up oneDNN check on the same LibTorch.
+  CHECK_THAT(plan.output, Catch::Contains(std::string("convolutions           ") + trainer::cpu_convolution_kernels()));
 #endif
 }
 

@@ -15,8 +15,9 @@ using namespace trainer::testing;
 
 namespace {
 
+// Typed as Ultralytics users do: the architecture's yaml name, task=detect implied.
 const std::string kTinyYolo =
-    " task=detect model=yolov8n imgsz=64 batch=4 accumulate=2 workers=1 max_boxes=16 close_mosaic=1 warmup_epochs=0 -q";
+    " model=yolov8n.yaml imgsz=64 batch=4 accumulate=2 workers=1 max_boxes=16 close_mosaic=1 warmup_epochs=0 -q";
 
 // The "  name: value" lines `train` prints for its final validation and `val` prints for a checkpoint.
 std::string metric_line(const std::string& output, const std::string& name) {

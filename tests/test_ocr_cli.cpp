@@ -182,6 +182,6 @@ TEST_CASE("ocr errors name what to fix", "[ocr][cli]") {
 
   const CommandResult wrong_model = run_trainer("train task=ocr model=resnet18 data=" + dir.file("set"));
   CHECK(wrong_model.exit_code == 2);
-  CHECK(wrong_model.output.find("model=crnn") != std::string::npos);
+  CHECK(wrong_model.output.find("trains task=classify, but task=ocr") != std::string::npos);
   CHECK(run_trainer("train task=ocr imgH=16").exit_code == 2);
 }

@@ -78,6 +78,64 @@ TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
              Catch::Contains("r.yaml:2:1") && Catch::Contains("did you mean 'accumulate'"));
 }
 
+TEST_CASE("keys of Ultralytics and timm that differ here say what they are", "[config]") {
+  CHECK_THAT(error_of(std::nullopt, {"cos_lr=True"}),
+             Catch::Contains("unknown key 'cos_lr'") && Catch::Contains("scheduler=cosine"));
+  // By spelling alone, timm's --sched would be taken for seed.
+  CHECK_THAT(error_of(std::nullopt, {"sched=cosine"}),
+             Catch::Contains("is scheduler here") && !Catch::Contains("seed"));
+  CHECK_THAT(error_of(std::nullopt, {"smoothing=0.1"}), Catch::Contains("label_smoothing"));
+  TempDir dir("foreign");
+  write_text(dir / "r.yaml", "epochs: 3\nclip_grad: 1.0\n");
+  CHECK_THAT(error_of((dir / "r.yaml").string(), {}), Catch::Contains("r.yaml:2:1") && Catch::Contains("grad_clip"));
+}
+
+TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[config]") {
+  SECTION("the model alone decides the task") {
+    CHECK(load_settings(std::nullopt, {"model=yolov8s"}).task == TaskKind::detect);
+    CHECK(load_settings(std::nullopt, {"model=crnn"}).task == TaskKind::ocr);
+    CHECK(load_settings(std::nullopt, {"model=resnet50"}).task == TaskKind::classify);
+  }
+  SECTION("the task alone picks its usual model") {
+    CHECK(load_settings(std::nullopt, {"task=detect"}).model == "yolov8n");
+    CHECK(load_settings(std::nullopt, {"task=ocr"}).model == "crnn");
+    CHECK(load_settings(std::nullopt, {}).model == "resnet18");
+  }
+  SECTION("with neither, an Ultralytics data.yaml means detection") {
+    const Settings settings = load_settings(std::nullopt, {"data=sets/coco8.yaml"});
+    CHECK(settings.task == TaskKind::detect);
+    CHECK(settings.model == "yolov8n");
+    CHECK(load_settings(std::nullopt, {"data=sets/photos"}).task == TaskKind::classify);
+  }
+  SECTION("model=<architecture>.pt starts that architecture from the file, .yaml from scratch") {
+    const Settings weights = load_settings(std::nullopt, {"model=weights/yolov8m.pt"});
+    CHECK(weights.model == "yolov8m");
+    CHECK(weights.pretrained == "weights/yolov8m.pt");
+    CHECK(weights.task == TaskKind::detect);
+    const Settings scratch = load_settings(std::nullopt, {"model=yolov8n.yaml"});
+    CHECK(scratch.model == "yolov8n");
+    CHECK(scratch.pretrained.empty());
+    // The resolved recipe names the architecture and the file apart, and loads back the same.
+    TempDir dir("model-file");
+    write_text(dir / "args.yaml", to_yaml(weights));
+    CHECK(to_yaml(load_settings((dir / "args.yaml").string(), {})) == to_yaml(weights));
+  }
+  SECTION("disagreements and unknown names are errors naming both places") {
+    TempDir dir("task-model");
+    write_text(dir / "r.yaml", "task: classify\nbatch: 8\n");
+    CHECK_THAT(error_of((dir / "r.yaml").string(), {"model=yolov8n"}),
+               Catch::Contains("override 'model=yolov8n'") && Catch::Contains("trains task=detect") &&
+                   Catch::Contains("r.yaml:1:7"));
+    CHECK(load_settings((dir / "r.yaml").string(), {"model=resnet34"}).model == "resnet34");
+    CHECK_THAT(error_of(std::nullopt, {"model=vgg16"}),
+               Catch::Contains("unknown model 'vgg16'") && Catch::Contains("yolov8n/s/m/l/x (task=detect)"));
+    CHECK_THAT(error_of(std::nullopt, {"model=best.pt"}),
+               Catch::Contains("names no architecture") && Catch::Contains("pretrained="));
+    CHECK_THAT(error_of(std::nullopt, {"model=yolov8n.pt", "pretrained=other.pt"}),
+               Catch::Contains("override 'pretrained=other.pt'") && Catch::Contains("keep one"));
+  }
+}
+
 TEST_CASE("wrong types and ranges name the key, the value and the place", "[config]") {
   TempDir dir("types");
   write_text(dir / "r.yaml", "epochs: 3\nbatch: eight\n");
@@ -90,6 +148,8 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"ema=yes"}), Catch::Contains("true or false"));
   CHECK_THAT(error_of(std::nullopt, {"optimizer=adam"}), Catch::Contains("sgd, adamw"));
   CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
+  CHECK(load_settings(std::nullopt, {"device=1"}).device == "cuda:1");  // Ultralytics' GPU index
+  CHECK_THAT(error_of(std::nullopt, {"device=0,1"}), Catch::Contains("nproc=N device=cuda"));
   CHECK_THAT(error_of(std::nullopt, {"accumulate=0"}), Catch::Contains("'accumulate'"));
   CHECK_THAT(error_of(std::nullopt, {"fraction=0"}),
              Catch::Contains("override 'fraction=0'") && Catch::Contains("(0, 1]"));

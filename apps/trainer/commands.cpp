@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "util/file_write.h"
 #include "util/host_allocator.h"
+#include "util/onednn_check.h"
 #include "util/stop_signal.h"
 
 namespace trainer::app {
@@ -239,6 +240,7 @@ int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vec
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
   rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");
+  if (plan.device.is_cpu()) rows.emplace_back("convolutions", cpu_convolution_kernels());
   const ParameterCounts parameters = count_parameters(task->model());
   rows.emplace_back("parameters", fmt::format("{} ({} trainable)", parameters.total, parameters.trainable));
   print_rows(rows);

@@ -9,8 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.h"
+#include "config/recipe.h"
 #include "util/error.h"
 #include "util/host_allocator.h"
 #include "util/onednn_check.h"
@@ -27,6 +31,36 @@ void add_common(CLI::App* command, trainer::app::CommonOptions& options) {
   command->add_flag("-q,--quiet", options.quiet, "no progress output");
   command->allow_extras();
   command->footer("Recipe keys are given as key=value after the options; `trainer keys` lists them.");
+}
+
+// Ultralytics' `yolo val model=best.pt` and `yolo predict model=best.pt source=photos/` name the
+// checkpoint and the images as keys: takes `key=value` out of the overrides and returns the value
+// (for model=, the checkpoint: a checkpoint's recipe fixes its architecture).
+std::optional<std::string> take_argument(std::vector<std::string>& overrides, const std::string& key) {
+  std::optional<std::string> value;
+  std::vector<std::string> kept;
+  for (const std::string& argument : trainer::normalize_overrides(overrides)) {
+    if (argument.rfind(key + "=", 0) == 0) {
+      value = argument.substr(key.size() + 1);
+    } else {
+      kept.push_back(argument);
+    }
+  }
+  overrides = kept;
+  return value;
+}
+
+// `--weights PATH` or Ultralytics' `model=PATH`, exactly one of them.
+void take_weights(std::vector<std::string>& overrides, std::string& weights, const char* command) {
+  const std::optional<std::string> model = take_argument(overrides, "model");
+  if (model && !weights.empty()) {
+    throw trainer::UserError(std::string(command) + ": --weights " + weights + " and model=" + *model +
+                             " both name the checkpoint; give one");
+  }
+  if (model) weights = *model;
+  if (weights.empty()) {
+    throw trainer::UserError(std::string(command) + " needs a checkpoint: --weights PATH (or model=PATH)");
+  }
 }
 
 }  // namespace
@@ -51,11 +85,11 @@ int main(int argc, char** argv) {
   CLI::App* export_command = app.add_subcommand("export", "write a checkpoint's weights alone (.pt or .safetensors)");
   const std::vector<CLI::App*> commands{train, val, predict, plan, smoke, keys};
   for (CLI::App* command : commands) add_common(command, options);
-  val->add_option("-w,--weights", weights, "checkpoint to validate")->required();
+  val->add_option("-w,--weights", weights, "checkpoint to validate (or model=PATH)");
   std::vector<std::string> sources;
   int64_t top_k = 5;
-  predict->add_option("-w,--weights", weights, "checkpoint to predict with")->required();
-  predict->add_option("-s,--source", sources, "image files or folders")->required();
+  predict->add_option("-w,--weights", weights, "checkpoint to predict with (or model=PATH)");
+  predict->add_option("-s,--source", sources, "image files or folders (or source=PATH)");
   predict->add_option("-k,--top", top_k, "classes shown per image (classification)")->check(CLI::PositiveNumber);
   int digits = 3;
   int64_t probe_updates = 0;
@@ -144,8 +178,16 @@ int main(int argc, char** argv) {
   try {
     trainer::use_correct_convolutions();
     if (train->parsed()) return trainer::app::run_train(options);
-    if (val->parsed()) return trainer::app::run_val(options, weights);
-    if (predict->parsed()) return trainer::app::run_predict(options, weights, sources, top_k, digits);
+    if (val->parsed()) {
+      take_weights(options.overrides, weights, "val");
+      return trainer::app::run_val(options, weights);
+    }
+    if (predict->parsed()) {
+      take_weights(options.overrides, weights, "predict");
+      if (const auto source = take_argument(options.overrides, "source")) sources.push_back(*source);
+      if (sources.empty()) throw trainer::UserError("predict needs images: --source PATH… (or source=PATH)");
+      return trainer::app::run_predict(options, weights, sources, top_k, digits);
+    }
     if (plan->parsed()) {
       std::vector<trainer::CompileMode> probe_modes;
       for (const std::string& name : probe_mode_names) probe_modes.push_back(compile_modes.at(name));

@@ -4,8 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "config/foreign_keys.h"
+#include "config/model_family.h"
 #include "config/recipe_keys.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -13,14 +16,20 @@
 namespace trainer {
 namespace {
 
+// The keys a source set, each with where it was set: the rules that fill one key from another
+// apply only to keys left at their defaults.
+using GivenKeys = std::map<std::string, std::string>;
+
 const RecipeKey& require_key(const std::string& name, const std::string& where) {
   if (const RecipeKey* key = find_recipe_key(name)) return *key;
-  throw UserError(where + ": unknown key '" + name + "'" + did_you_mean(name, recipe_key_names()) +
+  const std::optional<std::string> hint = foreign_key_hint(name);
+  throw UserError(where + ": unknown key '" + name + "'" +
+                  (hint ? ": " + *hint : did_you_mean(name, recipe_key_names())) +
                   "; `trainer keys` lists every key");
 }
 
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
-void apply_yaml(Settings& settings, const std::string& text, const std::string& path) {
+void apply_yaml(Settings& settings, const std::string& text, const std::string& path, GivenKeys& given) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -55,18 +64,19 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
     value.where = path + ":" + std::to_string(value_mark.line + 1) + ":" +
                   std::to_string(value_mark.column + 1);
     key.assign(settings, value);
+    given[name] = value.where;
   }
 }
 
-void apply_file(Settings& settings, const std::string& path) {
+void apply_file(Settings& settings, const std::string& path, GivenKeys& given) {
   std::ifstream in(path);
   if (!std::filesystem::is_regular_file(path) || !in) throw UserError("recipe file not found: " + path);
   std::stringstream text;
   text << in.rdbuf();
-  apply_yaml(settings, text.str(), path);
+  apply_yaml(settings, text.str(), path, given);
 }
 
-void apply_override(Settings& settings, const std::string& argument) {
+void apply_override(Settings& settings, const std::string& argument, GivenKeys& given) {
   const std::string where = "override '" + argument + "'";
   const auto equals = argument.find('=');
   const std::string name = trim(argument.substr(0, equals));
@@ -83,6 +93,57 @@ void apply_override(Settings& settings, const std::string& argument) {
                     to_lower(value.text) == "null";
   }
   key.assign(settings, value);
+  given[name] = where;
+}
+
+// Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
+// value, `model=yolov8n.yaml` the architecture alone.
+void split_model_file(Settings& settings, const GivenKeys& given) {
+  const std::filesystem::path file(settings.model);
+  const std::string extension = to_lower(file.extension().string());
+  const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
+  if (!is_weights && extension != ".yaml" && extension != ".yml") return;
+  const std::string& where = given.at("model");
+  const std::string architecture = file.stem().string();
+  if (!task_of_model(architecture)) {
+    throw UserError(where + ": model=" + settings.model + " names no architecture; give the architecture as model= (" +
+                    model_families_text() + ") and the file as pretrained=");
+  }
+  if (is_weights) {
+    if (!settings.pretrained.empty() && settings.pretrained != settings.model) {
+      throw UserError(where + ": model=" + settings.model + " names the weights to start from, and pretrained=" +
+                      settings.pretrained + " (" + given.at("pretrained") + ") names others; keep one");
+    }
+    settings.pretrained = settings.model;
+  }
+  settings.model = architecture;
+}
+
+// A model implies its task and a task its usual model (Ultralytics' habit); with neither named,
+// an Ultralytics data.yaml means detection. Named both, they must agree.
+void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
+  const auto task_where = given.find("task");
+  const auto model_where = given.find("model");
+  if (model_where == given.end()) {
+    if (task_where == given.end()) {
+      const std::string extension = to_lower(std::filesystem::path(settings.data).extension().string());
+      if (extension == ".yaml" || extension == ".yml") settings.task = TaskKind::detect;
+    }
+    settings.model = default_model(settings.task);
+    return;
+  }
+  split_model_file(settings, given);
+  const std::optional<TaskKind> family = task_of_model(settings.model);
+  if (!family) {
+    throw UserError(model_where->second + ": unknown model '" + settings.model + "'; models are " +
+                    model_families_text());
+  }
+  if (task_where != given.end() && *family != settings.task) {
+    throw UserError(model_where->second + ": model '" + settings.model + "' trains task=" + to_string(*family) +
+                    ", but task=" + to_string(settings.task) + " (" + task_where->second +
+                    "); drop task or make them agree");
+  }
+  settings.task = *family;
 }
 
 // Checks that involve more than one key, after every source has been applied.
@@ -125,8 +186,10 @@ std::vector<std::string> normalize_overrides(const std::vector<std::string>& arg
 Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides) {
   Settings settings;
-  if (config_path) apply_file(settings, *config_path);
-  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument);
+  GivenKeys given;
+  if (config_path) apply_file(settings, *config_path, given);
+  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, given);
+  resolve_model_and_task(settings, given);
   validate(settings);
   return settings;
 }
@@ -134,8 +197,10 @@ Settings load_settings(const std::optional<std::string>& config_path,
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
                                  const std::vector<std::string>& overrides) {
   Settings settings;
-  apply_yaml(settings, yaml, origin);
-  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument);
+  GivenKeys given;
+  apply_yaml(settings, yaml, origin, given);
+  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, given);
+  resolve_model_and_task(settings, given);
   validate(settings);
   return settings;
 }

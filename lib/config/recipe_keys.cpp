@@ -163,11 +163,18 @@ RecipeKey enum_key(std::string name, Enum Settings::*field,
 std::string parse_device(const std::string& key, const RecipeValue& value) {
   const std::string lowered = to_lower(value.text);
   if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda")) return lowered;
+  // Ultralytics' device=0 is the first GPU.
+  if (!value.is_null && !lowered.empty() && lowered.find_first_not_of("0123456789") == std::string::npos) {
+    return "cuda:" + lowered;
+  }
   if (!value.is_null && lowered.rfind("cuda:", 0) == 0 && lowered.size() > 5 &&
       lowered.find_first_not_of("0123456789", 5) == std::string::npos) {
     return lowered;
   }
-  fail(key, value, "auto, cpu, cuda or cuda:N");
+  if (lowered.find(',') != std::string::npos) {
+    fail(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
+  }
+  fail(key, value, "auto, cpu, cuda, cuda:N or N");
 }
 
 RecipeKey string_list_key(std::string name, std::vector<std::string> Settings::*field) {

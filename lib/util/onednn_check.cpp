@@ -62,4 +62,9 @@ bool use_correct_convolutions() {
   return false;
 }
 
+const char* cpu_convolution_kernels() {
+  if (!at::hasMKLDNN()) return "ATen's (this LibTorch has no oneDNN)";
+  return at::globalContext().userEnabledMkldnn() ? "oneDNN" : "ATen's (oneDNN failed the start-up check)";
+}
+
 }  // namespace trainer

@@ -18,4 +18,8 @@ bool onednn_convolution_gradients_agree();
 // (convolutions then run on ATen's kernels) with a warning, and returns false.
 bool use_correct_convolutions();
 
+// What runs a CPU convolution in this process, for `trainer plan`: "oneDNN", or ATen's kernels
+// and why.
+const char* cpu_convolution_kernels();
+
 }  // namespace trainer
