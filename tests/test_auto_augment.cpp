@@ -56,15 +56,10 @@ TEST_CASE("every augmentation op matches torchvision's on uint8 images", "[data]
     const cv::Mat image = read_fixture(input, channels), expected = read_fixture(output, channels);
     const cv::Mat ours = apply_image_op(image, op_named(name), magnitude);
     INFO(input << " " << name << " " << magnitude);
-    REQUIRE(ours.size() == expected.size());
-    REQUIRE(ours.type() == expected.type());
-    cv::Mat difference;
-    cv::absdiff(ours, expected, difference);
-    double largest = 0;
-    cv::minMaxLoc(difference.reshape(1), nullptr, &largest);
-    const int differing = cv::countNonZero(difference.reshape(1));
-    INFO("differing values: " << differing << " of " << difference.total() * channels << ", largest " << largest);
-    CHECK(differing == 0);
+    const testing::PixelDifference difference = testing::pixel_difference(ours, expected);
+    INFO("differing values: " << difference.values << " of " << expected.total() * channels << ", largest "
+                              << difference.largest);
+    CHECK(difference.values == 0);
     seen.insert(name);
     ++cases;
   }

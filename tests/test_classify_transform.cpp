@@ -222,6 +222,19 @@ TEST_CASE("random erasing blanks one rectangle to the dataset mean", "[data]") {
   }
 }
 
+namespace {
+
+// A 16x16 RGB image as the collate writes it under the identity normalisation, with the box that
+// erasing blanked in `unaugmented` (the same sample without the colour change: erasing draws from
+// the sample's own generator, so the box is the same) set to 0.
+torch::Tensor raw_input(const cv::Mat& image, const torch::Tensor& unaugmented) {
+  const torch::Tensor erased = unaugmented.eq(0).all(0);
+  return torch::from_blob(image.data, {16, 16, 3}, torch::kUInt8).permute({2, 0, 1}).to(torch::kFloat)
+      .masked_fill(erased, 0.0);
+}
+
+}  // namespace
+
 TEST_CASE("automatic augmentation transforms training samples with its own draws, never evaluation's", "[data]") {
   PatternDataset data(12, 16, 3);
   const Normalization raw{{0.0, 0.0, 0.0}, {1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0}};  // pixel values as they are
@@ -240,13 +253,8 @@ TEST_CASE("automatic augmentation transforms training samples with its own draws
       // Each sample is the policy's image of the unaugmented one, drawn from the sample's own
       // generator; erasing (drawn after it from the sample's generator) blanks the same box.
       SplitMix64 rng(derive_seed(3, RngStream::auto_augment, {2, uint64_t(b)}));
-      const cv::Mat image = data.image(b);
-      const cv::Mat expected = auto_augment(image, augment.auto_augment, rng);
-      const torch::Tensor erased = plain[int64_t(b)].eq(0).all(0);
-      const torch::Tensor expected_input =
-          torch::from_blob(expected.data, {16, 16, 3}, torch::kUInt8).permute({2, 0, 1}).to(torch::kFloat)
-              .masked_fill(erased, 0.0);
-      CHECK(torch::equal(augmented[int64_t(b)], expected_input));
+      const cv::Mat expected = auto_augment(data.image(b), augment.auto_augment, rng);
+      CHECK(torch::equal(augmented[int64_t(b)], raw_input(expected, plain[int64_t(b)])));
       changed += !torch::equal(augmented[int64_t(b)], plain[int64_t(b)]);
     }
     CHECK(changed >= 6);
@@ -255,6 +263,39 @@ TEST_CASE("automatic augmentation transforms training samples with its own draws
     evaluation.auto_augment = augment.auto_augment;
     CHECK(torch::equal(make_classify_collate(data, evaluation, raw, 3)(indices, 2).input, before));
   }
+}
+
+TEST_CASE("colour jitter transforms training samples with its own draws, only where no policy runs", "[data]") {
+  PatternDataset data(12, 16, 3);
+  const Normalization raw{{0.0, 0.0, 0.0}, {1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0}};
+  std::vector<size_t> indices(12);
+  std::iota(indices.begin(), indices.end(), 0);
+  ClassifyAugment augment = augment_of(16, 0, 0.0, true);
+  augment.erasing = 0.5;
+  const torch::Tensor plain = make_classify_collate(data, augment, raw, 3)(indices, 2).input;
+  augment.color_jitter = {0.4, 0.4, 0.7, 0.015};
+  const torch::Tensor jittered = make_classify_collate(data, augment, raw, 3)(indices, 2).input;
+  int changed = 0;
+  for (size_t b = 0; b < indices.size(); ++b) {
+    SplitMix64 rng(derive_seed(3, RngStream::color_jitter, {2, uint64_t(b)}));
+    const cv::Mat expected = apply_color_jitter(data.image(b), draw_color_jitter(augment.color_jitter, rng));
+    CHECK(torch::equal(jittered[int64_t(b)], raw_input(expected, plain[int64_t(b)])));
+    changed += !torch::equal(jittered[int64_t(b)], plain[int64_t(b)]);
+  }
+  CHECK(changed >= 10);
+
+  // A policy has colour ops of its own and takes the jitter's place.
+  ClassifyAugment policy_only = augment_of(16, 0, 0.0, true);
+  policy_only.auto_augment = {AutoAugmentPolicy::randaugment, 2, 9};
+  augment.auto_augment = policy_only.auto_augment;
+  augment.erasing = 0.0;
+  CHECK(torch::equal(make_classify_collate(data, augment, raw, 3)(indices, 2).input,
+                     make_classify_collate(data, policy_only, raw, 3)(indices, 2).input));
+
+  ClassifyAugment evaluation = augment_of(16, 0, 0.0, false);
+  const torch::Tensor before = make_classify_collate(data, evaluation, raw, 3)(indices, 2).input;
+  evaluation.color_jitter = {0.4, 0.4, 0.7, 0.015};
+  CHECK(torch::equal(make_classify_collate(data, evaluation, raw, 3)(indices, 2).input, before));
 }
 
 namespace {

@@ -132,6 +132,28 @@ TEST_CASE("cache=ram trains to the same metrics as reading every file each epoch
   CHECK_THAT(told.output, Catch::Contains("cache=ram: keeping decoded images in memory"));
 }
 
+TEST_CASE("single_cls trains and validates every object as one class named item", "[detect][cli]") {
+  TempDir dir("detect-single");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
+  const CommandResult trained = run_trainer("train single_cls epochs=1 data=" + dir.file("shapes/data.yaml") +
+                                            " project=" + dir.file("runs") + " name=one" + kTinyYolo);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto run = dir / "runs" / "detect" / "one";
+  // Every validation box counted in the one class's column; the background is the other.
+  const auto confusion = read_confusion_counts(run / "confusion_matrix.csv");
+  REQUIRE(confusion.size() == 2);
+  int64_t boxes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "shapes" / "labels" / "val")) {
+    boxes += int64_t(count_lines(read_text(entry.path()), " "));
+  }
+  CHECK(confusion[0][0] + confusion[1][0] == boxes);
+  const CommandResult val = run_trainer("val --weights " + (run / "weights" / "last.pt").string());
+  INFO(val.output);
+  CHECK(val.exit_code == 0);
+  CHECK(val.output.find("\n  item ") != std::string::npos);  // the per-class row
+}
+
 TEST_CASE("cache=ram that would crowd the memory is skipped with a warning", "[detect][cli]") {
   TempDir dir("detect-cache-size");
   REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);

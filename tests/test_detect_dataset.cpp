@@ -83,6 +83,23 @@ TEST_CASE("bad label lines are skipped with a warning, or stop a strict scan, na
   CHECK_THROWS_WITH(DetectDataset({image}, strict), Contains("2 bad label line") && Contains(label + ":3:"));
 }
 
+TEST_CASE("single_cls makes every box class 0 after checking labels against the file's classes", "[detect-data]") {
+  TempDir dir;
+  const auto image = write_labelled_image(dir.path(), "val", "a", {20, 20}, {{0, {1, 1, 5, 5}}, {2, {9, 9, 8, 8}}});
+  std::ofstream(dir.file("labels/val/a.txt"), std::ios::app) << "3 0.5 0.5 0.2 0.2\n";
+  DetectDataOptions single = options(3);
+  single.single_class = true;
+  const DetectDataset data({image}, single);
+  REQUIRE(data.boxes(0).size() == 2);
+  CHECK(data.boxes(0)[0].cls == 0);
+  CHECK(data.boxes(0)[1].cls == 0);
+  CHECK(data.summary().bad_lines == 1);  // class 3 is past nc=3 whatever single_cls says
+  // The cache keeps the file's classes: a later run without single_cls reads them back.
+  const DetectDataset classes({image}, options(3));
+  CHECK(classes.summary().from_cache);
+  CHECK(classes.boxes(0)[1].cls == 2);
+}
+
 TEST_CASE("the label cache is reused until an image or label file changes, and survives corruption", "[detect-data]") {
   TempDir dir;
   const auto images = write_split(dir);

@@ -316,12 +316,44 @@ TEST_CASE("a two-rank run stopped between updates resumes exactly, with two rank
   }
 }
 
+TEST_CASE("SyncBatchNorm2d on two ranks gives BatchNorm2d's outputs and gradients over both halves", "[dist]") {
+  torch::manual_seed(3);
+  // An offset mean and unequal halves: each rank's own statistics differ from the pooled ones.
+  const torch::Tensor input = torch::randn({16, 4, 5, 5}) * 3 + 2 + torch::arange(16.0).view({16, 1, 1, 1}) * 0.2;
+  const torch::Tensor upstream = torch::randn({16, 4, 5, 5});
+  torch::nn::BatchNorm2d reference(4);
+  const torch::Tensor whole = input.clone().requires_grad_();
+  const torch::Tensor expected = reference(whole);
+  (expected * upstream).sum().backward();
+
+  std::vector<torch::Tensor> outputs(2), input_grads(2), weight_grads(2), bias_grads(2);
+  run_ranks(2, [&](int64_t rank, Collective& group) {
+    SyncBatchNorm2d norm(4);
+    norm->set_collective(&group);
+    const torch::Tensor half = input.narrow(0, 8 * rank, 8).clone().requires_grad_();
+    const torch::Tensor output = norm(half);
+    (output * upstream.narrow(0, 8 * rank, 8)).sum().backward();
+    const auto r = static_cast<size_t>(rank);
+    outputs[r] = output.detach(), input_grads[r] = half.grad(), weight_grads[r] = norm->weight.grad(),
+    bias_grads[r] = norm->bias.grad();
+  });
+  CHECK(torch::allclose(torch::cat(outputs), expected, 1e-4, 1e-5));
+  CHECK(torch::allclose(torch::cat(input_grads), whole.grad(), 1e-4, 1e-5));
+  // Parameter gradients are each rank's share; the gradient all-reduce adds them.
+  CHECK(torch::allclose(weight_grads[0] + weight_grads[1], reference->weight.grad(), 1e-4, 1e-5));
+  CHECK(torch::allclose(bias_grads[0] + bias_grads[1], reference->bias.grad(), 1e-4, 1e-5));
+}
+
 TEST_CASE("norm=syncbn on two ranks x batch 8 matches BatchNorm on one rank x batch 16", "[dist]") {
   TempDir dir("dist-syncbn");
   trainer::testing::write_two_class_images(dir / "data", {16, 4, 16, 5, "a", "b"});
+  // Unaugmented images: with flips at this seed the runs part by up to 17 % of the largest BN bias
+  // after their one update (at seed 1 they agree, and norm=gn agrees at both), a sensitivity of
+  // this data the layer test above does not show; what this test checks is the batch geometry.
   const std::vector<std::string> common{"data=" + dir.file("data"), "imgsz=16", "epochs=1", "accumulate=2",
                                         "device=cpu", "workers=0", "optimizer=sgd", "lr0=0.02",
-                                        "warmup_updates=0", "ema=false", "crop_pad=0", "fliplr=0"};
+                                        "warmup_updates=0", "ema=false", "crop_pad=0", "fliplr=0",
+                                        "hsv_h=0", "hsv_s=0", "hsv_v=0"};
   const auto settings = [&](std::vector<std::string> extra) {
     extra.insert(extra.end(), common.begin(), common.end());
     return load_settings(std::nullopt, extra);

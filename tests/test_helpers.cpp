@@ -188,6 +188,17 @@ std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch) {
   return make_batches(order, batch, false);
 }
 
+PixelDifference pixel_difference(const cv::Mat& image, const cv::Mat& expected) {
+  REQUIRE(image.size() == expected.size());
+  REQUIRE(image.type() == expected.type());
+  cv::Mat difference;
+  cv::absdiff(image, expected, difference);
+  PixelDifference result;
+  cv::minMaxLoc(difference.reshape(1), nullptr, &result.largest);
+  result.values = cv::countNonZero(difference.reshape(1));
+  return result;
+}
+
 size_t count_lines(const std::string& text, const std::string& needle) {
   size_t count = 0;
   std::istringstream in(text);

@@ -1,5 +1,6 @@
 // Shared test fixtures: temporary folders and running the real binary.
 #pragma once
+#include <opencv2/core.hpp>
 #include <spdlog/logger.h>
 #include <torch/nn/module.h>
 
@@ -146,6 +147,15 @@ int64_t parameter_count(const torch::nn::Module& module);
 
 // Samples 0..samples-1 in order, cut into batches of `batch` (the last one short).
 std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch);
+
+// How an image differs from the one expected (same size and type, else the test stops): the
+// values that differ and the largest difference, for tests that compare with a reference pixel
+// for pixel.
+struct PixelDifference {
+  int values = 0;
+  double largest = 0;
+};
+PixelDifference pixel_difference(const cv::Mat& image, const cv::Mat& expected);
 
 // How many lines of `text` contain `needle`.
 size_t count_lines(const std::string& text, const std::string& needle);

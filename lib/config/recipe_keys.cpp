@@ -410,6 +410,7 @@ std::vector<RecipeKey> build_table() {
   keys.push_back(double_key("flipud", &Settings::flipud, 0.0, 1.0));
   keys.push_back(int_key("max_boxes", &Settings::max_boxes, 1, 100000));
   keys.push_back(bool_key("strict", &Settings::strict));
+  keys.push_back(bool_key("single_cls", &Settings::single_cls));
   keys.push_back(double_key("box", &Settings::box, 0.0, 1e6));
   keys.push_back(double_key("cls", &Settings::cls, 0.0, 1e6));
   keys.push_back(double_key("dfl", &Settings::dfl, 0.0, 1e6));

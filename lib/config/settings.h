@@ -144,6 +144,7 @@ struct Settings {
   double flipud = 0.0;                       ///< vertical flip probability, [0, 1]
   int64_t max_boxes = 100;                   ///< target rows per image (a fixed shape); more boxes are counted and dropped
   bool strict = false;                       ///< a malformed label line stops the run instead of being skipped
+  bool single_cls = false;                   ///< every object is one class, "item" (labels still checked against nc)
   double box = 7.5;                          ///< CIoU loss gain, >= 0
   double cls = 0.5;                          ///< classification loss gain, >= 0
   double dfl = 1.5;                          ///< distribution focal loss gain, >= 0

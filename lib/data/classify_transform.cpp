@@ -123,6 +123,9 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
       if (augment.train && augment.auto_augment.policy != AutoAugmentPolicy::none) {
         SplitMix64 policy_rng(derive_seed(seed, RngStream::auto_augment, {uint64_t(epoch), uint64_t(index)}));
         sample = auto_augment(sample, augment.auto_augment, policy_rng);
+      } else if (augment.train && augment.color_jitter.active()) {
+        SplitMix64 jitter_rng(derive_seed(seed, RngStream::color_jitter, {uint64_t(epoch), uint64_t(index)}));
+        sample = apply_color_jitter(sample, draw_color_jitter(augment.color_jitter, jitter_rng));
       }
       float* out = input + b * channels * side * side;
       write_sample(sample, placement, scale, offset, out);

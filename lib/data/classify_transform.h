@@ -2,6 +2,7 @@
 #pragma once
 #include "data/auto_augment.h"
 #include "data/batch_mix.h"
+#include "data/color_jitter.h"
 #include "data/image_dataset.h"
 #include "data/loader.h"
 
@@ -17,6 +18,7 @@ struct ClassifyAugment {
   double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = centred square
   double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
   AutoAugment auto_augment = {};  ///< train: RandAugment, AutoAugment or TrivialAugmentWide on the resized sample
+  ColorJitter color_jitter = {};  ///< train, without auto_augment: torchvision's ColorJitter on the resized sample
   double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
   BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
 };
@@ -30,7 +32,9 @@ struct ClassifyAugment {
 // The automatic augmentation works on the resized uint8 sample, before the pad shift and the flip
 // (torchvision's order is crop, flip, policy: the policy's geometric ops are drawn with either sign
 // at equal odds, so the flip's place does not change what a sample can become), with its own
-// generator, so turning it on leaves every other draw as it was.
+// generator, so turning it on leaves every other draw as it was. Colour jitter takes its place when
+// no policy is on (Ultralytics' and timm's rule: the policies have colour ops of their own), on a
+// generator of its own as well.
 // Each sample's draws come from a generator seeded by (seed, epoch, dataset index), and the
 // batch's mixing from one seeded by (seed, epoch, its first index), so a batch is bit-identical
 // for any worker count. `data` must outlive the returned function.

@@ -70,8 +70,7 @@ void report_problems(const std::vector<std::string>& problems, bool strict) {
 
 }  // namespace
 
-DetectDataset::DetectDataset(const std::vector<std::string>& images, const DetectDataOptions& options)
-    : classes_(options.classes) {
+DetectDataset::DetectDataset(const std::vector<std::string>& images, const DetectDataOptions& options) {
   TORCH_INTERNAL_ASSERT(options.classes >= 1, "DetectDataOptions.classes must be >= 1");
   if (images.empty()) throw UserError("a detection split needs at least one image");
   std::vector<std::string> problems;
@@ -88,6 +87,10 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
     summary_.missing_labels += labels.found ? 0 : 1;
     summary_.backgrounds += labels.boxes.empty() ? 1 : 0;
     summary_.objects += int64_t(labels.boxes.size());
+    // After the labels (and the cache) were checked against the file's classes, as Ultralytics does.
+    if (options.single_class) {
+      for (YoloBox& box : labels.boxes) box.cls = 0;
+    }
     samples_.push_back({record.key.image, record.image.size, record.image.jpeg, std::move(labels.boxes)});
   }
   report_problems(problems, options.strict);

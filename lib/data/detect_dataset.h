@@ -14,6 +14,7 @@ namespace trainer {
 
 struct DetectDataOptions {
   int64_t classes = 0;             ///< class count of the data file (its names), >= 1
+  bool single_class = false;       ///< every box becomes class 0 once checked against `classes` (single_cls)
   bool strict = false;             ///< a bad label line is a UserError instead of a warning and a skipped line
   double max_bad_fraction = 0.01;  ///< share of undecodable images tolerated before failing, [0, 1]
   bool cache = true;               ///< read and write the label cache beside the labels
@@ -40,7 +41,6 @@ class DetectDataset {
   DetectDataset(const std::vector<std::string>& images, const DetectDataOptions& options);
 
   size_t size() const { return samples_.size(); }
-  int64_t classes() const { return classes_; }
   const std::string& path(size_t i) const { return samples_.at(i).path; }
   // Width and height of the file as decoded, which validation maps predictions back to.
   cv::Size original_size(size_t i) const { return samples_.at(i).size; }
@@ -61,7 +61,6 @@ class DetectDataset {
     std::vector<YoloBox> boxes;
   };
   std::vector<Sample> samples_;
-  int64_t classes_;
   DetectScanSummary summary_;
 };
 

@@ -138,21 +138,6 @@ cv::Mat blend_images(const cv::Mat& image, const cv::Mat& other, double ratio) {
   return out;
 }
 
-cv::Mat saturation(const cv::Mat& image, double factor) {
-  if (image.channels() == 1) return image.clone();
-  cv::Mat grey;
-  cv::merge(std::vector<cv::Mat>(3, grey_of(image)), grey);
-  return blend_images(image, grey, factor);
-}
-
-// Towards or away from the mean grey level (of the image's luma when it has colour).
-cv::Mat contrast(const cv::Mat& image, double factor) {
-  const cv::Mat grey = image.channels() == 3 ? grey_of(image) : image;
-  const float mean = float(cv::sum(grey)[0] / double(grey.total()));
-  const Blend blend(factor);
-  return map_levels(image, [&](int, uint8_t value) { return blend(float(value), mean); });
-}
-
 // Away from (or towards) a smoothed copy: the 3x3 kernel [1 1 1; 1 5 1; 1 1 1] / 13 inside, rounded
 // half to even, the border pixels kept, as _blurred_degenerate_image.
 cv::Mat sharpness(const cv::Mat& image, double factor) {
@@ -274,12 +259,9 @@ cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude) {
     case ImageOp::translate_y: return affine(image, centre, 0, {0, std::trunc(magnitude)}, 0, 0);
     // F.rotate turns counter-clockwise, hence the negated angle in its inverse matrix.
     case ImageOp::rotate: return affine(image, centre, -magnitude, still, 0, 0);
-    case ImageOp::brightness: {
-      const Blend blend(1.0 + magnitude);
-      return map_levels(image, [&](int, uint8_t value) { return blend(float(value), 0.0f); });
-    }
-    case ImageOp::color: return saturation(image, 1.0 + magnitude);
-    case ImageOp::contrast: return contrast(image, 1.0 + magnitude);
+    case ImageOp::brightness: return adjust_brightness(image, 1.0 + magnitude);
+    case ImageOp::color: return adjust_saturation(image, 1.0 + magnitude);
+    case ImageOp::contrast: return adjust_contrast(image, 1.0 + magnitude);
     case ImageOp::sharpness: return sharpness(image, 1.0 + magnitude);
     case ImageOp::posterize: {
       const int bits = std::clamp(int(magnitude), 0, 8);
@@ -293,6 +275,69 @@ cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude) {
     case ImageOp::invert: return map_levels(image, [](int, uint8_t value) { return uint8_t(255 - value); });
   }
   return image.clone();
+}
+
+cv::Mat adjust_brightness(const cv::Mat& image, double factor) {
+  const Blend blend(factor);
+  return map_levels(image, [&](int, uint8_t value) { return blend(float(value), 0.0f); });
+}
+
+// Towards or away from the mean grey level (of the image's luma when it has colour).
+cv::Mat adjust_contrast(const cv::Mat& image, double factor) {
+  const cv::Mat grey = image.channels() == 3 ? grey_of(image) : image;
+  const float mean = float(cv::sum(grey)[0] / double(grey.total()));
+  const Blend blend(factor);
+  return map_levels(image, [&](int, uint8_t value) { return blend(float(value), mean); });
+}
+
+cv::Mat adjust_saturation(const cv::Mat& image, double factor) {
+  if (image.channels() == 1) return image.clone();
+  cv::Mat grey;
+  cv::merge(std::vector<cv::Mat>(3, grey_of(image)), grey);
+  return blend_images(image, grey, factor);
+}
+
+cv::Mat adjust_hue(const cv::Mat& image, double factor) {
+  if (image.channels() == 1) return image.clone();
+  const float shift = float(factor);
+  cv::Mat out(image.size(), image.type());
+  for (int row = 0; row < image.rows; ++row) {
+    const uint8_t* from = image.ptr<uint8_t>(row);
+    uint8_t* to = out.ptr<uint8_t>(row);
+    for (int col = 0; col < image.cols; ++col, from += 3, to += 3) {
+      // _rgb2hsv: where max == min, saturation and hue are 0 and the divisors are 1.
+      const float r = float(from[0]) / 255.0f, g = float(from[1]) / 255.0f, b = float(from[2]) / 255.0f;
+      const float maxc = std::max(r, std::max(g, b)), minc = std::min(r, std::min(g, b));
+      const bool flat = maxc == minc;
+      const float range = maxc - minc;
+      const float s = range / (flat ? 1.0f : maxc);
+      const float divisor = flat ? 1.0f : range;
+      const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
+      float h = maxc == r ? bc - gc : maxc == g ? 2.0f + rc - bc : 4.0f + gc - rc;
+      h = std::fmod(h / 6.0f + 1.0f, 1.0f);
+      // torch.remainder(h + factor, 1.0): fmod, moved into [0, 1) when negative.
+      h = std::fmod(h + shift, 1.0f);
+      if (h != 0.0f && h < 0.0f) h += 1.0f;
+      // _hsv2rgb.
+      const float sector = std::floor(h * 6.0f);
+      const float f = h * 6.0f - sector;
+      const float v = maxc;
+      const float p = std::clamp(v * (1.0f - s), 0.0f, 1.0f);
+      const float q = std::clamp(v * (1.0f - s * f), 0.0f, 1.0f);
+      const float t = std::clamp(v * (1.0f - s * (1.0f - f)), 0.0f, 1.0f);
+      float rgb[3];
+      switch (int(sector) % 6) {
+        case 0: rgb[0] = v, rgb[1] = t, rgb[2] = p; break;
+        case 1: rgb[0] = q, rgb[1] = v, rgb[2] = p; break;
+        case 2: rgb[0] = p, rgb[1] = v, rgb[2] = t; break;
+        case 3: rgb[0] = p, rgb[1] = q, rgb[2] = v; break;
+        case 4: rgb[0] = t, rgb[1] = p, rgb[2] = v; break;
+        default: rgb[0] = v, rgb[1] = p, rgb[2] = q; break;
+      }
+      for (int c = 0; c < 3; ++c) to[c] = uint8_t(rgb[c] * 255.0f);
+    }
+  }
+  return out;
 }
 
 }  // namespace trainer

@@ -27,6 +27,16 @@ std::string_view image_op_name(ImageOp op);
 // as it is (as PIL does).
 cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude);
 
+// torchvision's adjust_brightness, adjust_contrast, adjust_saturation and adjust_hue on uint8 (its
+// tensor functional), which ColorJitter applies and the ops above use with factor 1 + magnitude:
+// blends with black, with the mean luma, with the luma image; the hue turned by `factor` of a full
+// circle, in [-0.5, 0.5], through float32 HSV with the same arithmetic. Saturation and hue return a
+// grey image as it is (as PIL does).
+cv::Mat adjust_brightness(const cv::Mat& image, double factor);
+cv::Mat adjust_contrast(const cv::Mat& image, double factor);
+cv::Mat adjust_saturation(const cv::Mat& image, double factor);
+cv::Mat adjust_hue(const cv::Mat& image, double factor);
+
 // Value i of torch.linspace(start, end, steps) in float32, computed as PyTorch's CPU kernel does
 // (from the start for the first half, from the end for the second): torchvision's magnitude
 // tables and sampling grids are made with it.

@@ -10,7 +10,7 @@ namespace trainer {
 // Separate streams, so that e.g. the subset draw never correlates with the epoch-0 order.
 enum class RngStream : uint64_t {
   subset = 1, epoch_order = 2, augment = 3, group_mix = 4, batch_order = 5, synthetic_data = 6, batch_mix = 7,
-  auto_augment = 8, detect_mixup = 9
+  auto_augment = 8, detect_mixup = 9, color_jitter = 10
 };
 
 inline uint64_t splitmix64_mix(uint64_t z) {

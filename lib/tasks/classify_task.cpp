@@ -48,6 +48,8 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
   augment.scale = settings_.scale;
   augment.erasing = settings_.erasing;
   augment.auto_augment = {settings_.auto_augment, settings_.randaugment_ops, settings_.randaugment_magnitude};
+  // Ultralytics' mapping of its HSV gains onto ColorJitter, which turns the hue half a turn at most.
+  augment.color_jitter = {settings_.hsv_v, settings_.hsv_v, settings_.hsv_s, std::min(settings_.hsv_h, 0.5)};
   augment.mix = {settings_.mixup_alpha, settings_.cutmix_alpha, settings_.mixup_prob, settings_.mixup_switch_prob,
                  settings_.label_smoothing, classes()};
   return make_classify_collate(*train_, augment, normalization_, seed);

@@ -61,6 +61,7 @@ DetectDataOptions data_options(const Settings& settings, int64_t classes) {
   DetectDataOptions options;
   options.classes = classes;
   options.strict = settings.strict;
+  options.single_class = settings.single_cls;
   options.max_bad_fraction = settings.max_bad_fraction;
   return options;
 }
@@ -95,6 +96,7 @@ void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::v
 DetectTask::DetectTask(const Settings& settings, bool with_train_split)
     : settings_(settings), config_(read_config(settings)), imgsz_(letterbox_side(settings)) {
   const DetectDataOptions options = data_options(settings, classes());
+  if (settings.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
   val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
   if (with_train_split) {
     train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);

@@ -4,7 +4,10 @@ tests/test_image_ops.cpp: writes two input images (RGB 41x29 with a narrow-range
 constant blue channel; grey 23x31) as PNG, every op at several magnitudes applied to each, and
 ops.txt with one `input op magnitude output` line per case; and tables.txt, the magnitude tables
 of RandAugment (31 bins), TrivialAugmentWide (31) and AutoAugment (10) for a 41x29 image, one
-`policy op bin magnitude signed` line per entry.
+`policy op bin magnitude signed` line per entry; and jitter.txt, ColorJitter's adjustments
+(torchvision.transforms.functional.adjust_brightness, _contrast, _saturation, _hue) applied in a
+given order with given factors, one `input order brightness contrast saturation hue output` line
+per case (order as comma-separated adjustment numbers, `-` for an adjustment left out).
 Usage: /usr/bin/python3 scripts/python/image_ops_fixture.py OUTDIR"""
 import os
 import sys
@@ -12,6 +15,7 @@ import sys
 import torch
 from PIL import Image
 from torchvision.transforms import InterpolationMode
+from torchvision.transforms import functional as F
 from torchvision.transforms.autoaugment import AutoAugment, RandAugment, TrivialAugmentWide, _apply_op
 
 CASES = [
@@ -31,6 +35,30 @@ CASES = [
     ("Equalize", [0.0]),
     ("Invert", [0.0]),
 ]
+
+
+# (order, brightness, contrast, saturation, hue): ColorJitter's fn_idx and its four factors, None
+# for an adjustment that is off. Ultralytics' classification defaults draw brightness and contrast
+# from [0.6, 1.4], saturation from [0.3, 1.7] and hue from [-0.015, 0.015].
+JITTER_CASES = [
+    ((3, 0, 1, 2), None, None, None, 0.015),
+    ((3, 0, 1, 2), None, None, None, -0.0123),
+    ((3, 0, 1, 2), None, None, None, 0.2),
+    ((3, 0, 1, 2), None, None, None, -0.45),
+    ((3, 0, 1, 2), None, None, None, 0.5),
+    ((0, 1, 2, 3), 1.37, 0.62, 1.61, 0.011),
+    ((2, 3, 1, 0), 0.6, 1.4, 0.3, -0.015),
+    ((1, 0, 3, 2), 1.05, 1.23, 0.93, 0.007),
+    ((3, 2, 0, 1), 0.81, None, 1.7, -0.003),
+]
+ADJUST = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)
+
+
+def jitter(image, order, factors):
+    for index in order:
+        if factors[index] is not None:
+            image = ADJUST[index](image, factors[index])
+    return image
 
 
 def inputs():
@@ -78,6 +106,15 @@ def main():
                 output = f"{name[:-4]}-{op}-{k}.png"
                 save(result, os.path.join(out, output))
                 lines.append(f"{name} {op} {magnitude!r} {output}")
+    jitter_lines = []
+    for name, image in inputs().items():
+        for k, (order, *factors) in enumerate(JITTER_CASES):
+            output = f"{name[:-4]}-jitter-{k}.png"
+            save(jitter(image, order, factors), os.path.join(out, output))
+            fields = ["-" if factor is None else repr(factor) for factor in factors]
+            jitter_lines.append(f"{name} {','.join(map(str, order))} {' '.join(fields)} {output}")
+    with open(os.path.join(out, "jitter.txt"), "w") as manifest:
+        manifest.write("\n".join(jitter_lines) + "\n")
     with open(os.path.join(out, "ops.txt"), "w") as manifest:
         manifest.write("\n".join(lines) + "\n")
     with open(os.path.join(out, "tables.txt"), "w") as table:
