@@ -334,7 +334,8 @@ cv::Mat adjust_hue(const cv::Mat& image, double factor) {
         case 4: rgb[0] = t, rgb[1] = p, rgb[2] = v; break;
         default: rgb[0] = v, rgb[1] = p, rgb[2] = q; break;
       }
-      for (int c = 0; c < 3; ++c) to[c] = uint8_t(rgb[c] * 255.0f);
+      // convert_image_dtype: x * 255.999, truncated (torchvision 0.15+; 0.14 truncated x * 255).
+      for (int c = 0; c < 3; ++c) to[c] = uint8_t(rgb[c] * 255.999f);
     }
   }
   return out;

@@ -30,7 +30,8 @@ cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude);
 // torchvision's adjust_brightness, adjust_contrast, adjust_saturation and adjust_hue on uint8 (its
 // tensor functional), which ColorJitter applies and the ops above use with factor 1 + magnitude:
 // blends with black, with the mean luma, with the luma image; the hue turned by `factor` of a full
-// circle, in [-0.5, 0.5], through float32 HSV with the same arithmetic. Saturation and hue return a
+// circle, in [-0.5, 0.5], through float32 HSV with the same arithmetic (torchvision 0.15 and later:
+// 0.14 returned to uint8 one level lower in about half the pixels). Saturation and hue return a
 // grey image as it is (as PIL does).
 cv::Mat adjust_brightness(const cv::Mat& image, double factor);
 cv::Mat adjust_contrast(const cv::Mat& image, double factor);

@@ -7,12 +7,14 @@ of RandAugment (31 bins), TrivialAugmentWide (31) and AutoAugment (10) for a 41x
 `policy op bin magnitude signed` line per entry; and jitter.txt, ColorJitter's adjustments
 (torchvision.transforms.functional.adjust_brightness, _contrast, _saturation, _hue) applied in a
 given order with given factors, one `input order brightness contrast saturation hue output` line
-per case (order as comma-separated adjustment numbers, `-` for an adjustment left out).
+per case (order as comma-separated adjustment numbers, `-` for an adjustment left out); the hue
+as torchvision 0.15 and later compute it (adjust_hue below).
 Usage: /usr/bin/python3 scripts/python/image_ops_fixture.py OUTDIR"""
 import os
 import sys
 
 import torch
+import torchvision
 from PIL import Image
 from torchvision.transforms import InterpolationMode
 from torchvision.transforms import functional as F
@@ -51,7 +53,22 @@ JITTER_CASES = [
     ((1, 0, 3, 2), 1.05, 1.23, 0.93, 0.007),
     ((3, 2, 0, 1), 0.81, None, 1.7, -0.003),
 ]
-ADJUST = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)
+def adjust_hue(image, factor):
+    """torchvision's adjust_hue as 0.15 and later compute it: back to uint8 through
+    convert_image_dtype (x * 255.999, truncated). 0.14 (Debian bookworm's) truncated x * 255
+    instead, one level lower in about half the pixels; there it is rebuilt from 0.14's own HSV
+    conversions and convert_image_dtype, so the reference is the current one on either."""
+    if tuple(int(part) for part in torchvision.__version__.split(".")[:2]) >= (0, 15):
+        return F.adjust_hue(image, factor)
+    from torchvision.transforms import functional_tensor as F_t
+    if image.shape[-3] == 1:
+        return image
+    h, s, v = F_t._rgb2hsv(F_t.convert_image_dtype(image, torch.float32)).unbind(dim=-3)
+    turned = torch.stack(((h + factor) % 1.0, s, v), dim=-3)
+    return F_t.convert_image_dtype(F_t._hsv2rgb(turned), image.dtype)
+
+
+ADJUST = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, adjust_hue)
 
 
 def jitter(image, order, factors):
