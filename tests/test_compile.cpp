@@ -36,7 +36,8 @@ Settings two_class_settings(const TempDir& dir, std::vector<std::string> extra =
   write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
   std::vector<std::string> overrides{"data=" + dir.file("data"), "imgsz=16", "epochs=1", "batch=4", "accumulate=2",
                                      "device=cpu", "workers=0", "optimizer=adamw", "lr0=0.01", "warmup_updates=0",
-                                     "crop_pad=0", "fliplr=0", "project=" + dir.file("runs")};
+                                     "crop_pad=0", "fliplr=0", "hsv_h=0", "hsv_s=0", "hsv_v=0",
+                                     "project=" + dir.file("runs")};
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   return load_settings(std::nullopt, overrides);
 }
@@ -620,6 +621,7 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
   const Settings settings = load_settings(
       std::nullopt, {"data=" + dir.file("data"), "imgsz=32", "batch=8", "accumulate=2", "device=cuda", "amp=fp16",
                      "workers=0", "optimizer=sgd", "lr0=0.01", "warmup_updates=0", "crop_pad=0", "fliplr=0",
+                     "hsv_h=0", "hsv_s=0", "hsv_v=0",
                      // The EMA runs inside the update graph: a short ramp makes its decay change
                      // from update to update, so a graph that kept the captured decay would part.
                      "ema_tau=5", "ema_decay=0.9"});

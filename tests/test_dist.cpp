@@ -230,40 +230,6 @@ TEST_CASE("all_gather returns every rank's values of any length in rank order", 
   CHECK(single_process().all_gather({1.0, 2.0}) == std::vector<std::vector<double>>{{1.0, 2.0}});
 }
 
-TEST_CASE("SyncBatchNorm2d over two ranks is BatchNorm2d over both ranks' samples", "[dist]") {
-  torch::manual_seed(3);
-  const torch::Tensor x = torch::randn({4, 3, 5, 5}) * 3 + 2;
-  const torch::Tensor weights = torch::randn({4, 3, 5, 5});
-  torch::nn::BatchNorm2d reference(3);
-  SyncBatchNorm2d synced(3);
-  {
-    torch::NoGradGuard no_grad;
-    reference->weight.uniform_(0.5, 1.5);
-    reference->bias.fill_(0.25);
-    synced->weight.copy_(reference->weight);
-    synced->bias.copy_(reference->bias);
-  }
-  // The reference sees both ranks' (identical) micro-batches as one batch.
-  const torch::Tensor both = torch::cat({x, x}).requires_grad_();
-  const torch::Tensor expected = reference->forward(both);
-  (expected * torch::cat({weights, weights})).sum().backward();
-  MirroredPair pair;
-  synced->set_collective(&pair);
-  const torch::Tensor mine = x.clone().requires_grad_();
-  const torch::Tensor output = synced->forward(mine);
-  (output * weights).sum().backward();
-
-  CHECK(torch::allclose(output, expected.narrow(0, 0, 4), 1e-4, 1e-5));
-  CHECK(torch::allclose(mine.grad(), both.grad().narrow(0, 0, 4), 1e-4, 1e-5));
-  // The gradient all-reduce then sums the two ranks' parameter gradients.
-  CHECK(torch::allclose(synced->weight.grad() * 2, reference->weight.grad(), 1e-4, 1e-5));
-  CHECK(torch::allclose(synced->running_var, reference->running_var, 1e-4, 1e-6));
-  CHECK(torch::allclose(synced->running_mean, reference->running_mean, 1e-4, 1e-6));
-  // Without a collective it is BatchNorm2d, state dict included.
-  synced->set_collective(nullptr);
-  CHECK(state_dict(*synced).size() == state_dict(*reference).size());
-}
-
 TEST_CASE("two ranks x batch 8 x accumulate 2 reach the weights of one rank x batch 16 x accumulate 2", "[dist]") {
   const auto optimizer = GENERATE(as<std::string>{}, "sgd", "adamw");
   INFO(optimizer);
@@ -316,7 +282,7 @@ TEST_CASE("a two-rank run stopped between updates resumes exactly, with two rank
   }
 }
 
-TEST_CASE("SyncBatchNorm2d on two ranks gives BatchNorm2d's outputs and gradients over both halves", "[dist]") {
+TEST_CASE("SyncBatchNorm2d over two ranks is BatchNorm2d over both ranks' samples", "[dist]") {
   torch::manual_seed(3);
   // An offset mean and unequal halves: each rank's own statistics differ from the pooled ones.
   const torch::Tensor input = torch::randn({16, 4, 5, 5}) * 3 + 2 + torch::arange(16.0).view({16, 1, 1, 1}) * 0.2;
@@ -327,21 +293,29 @@ TEST_CASE("SyncBatchNorm2d on two ranks gives BatchNorm2d's outputs and gradient
   (expected * upstream).sum().backward();
 
   std::vector<torch::Tensor> outputs(2), input_grads(2), weight_grads(2), bias_grads(2);
+  std::vector<SyncBatchNorm2d> norms{SyncBatchNorm2d(4), SyncBatchNorm2d(4)};
   run_ranks(2, [&](int64_t rank, Collective& group) {
-    SyncBatchNorm2d norm(4);
+    const auto r = static_cast<size_t>(rank);
+    SyncBatchNorm2d& norm = norms[r];
     norm->set_collective(&group);
     const torch::Tensor half = input.narrow(0, 8 * rank, 8).clone().requires_grad_();
     const torch::Tensor output = norm(half);
     (output * upstream.narrow(0, 8 * rank, 8)).sum().backward();
-    const auto r = static_cast<size_t>(rank);
     outputs[r] = output.detach(), input_grads[r] = half.grad(), weight_grads[r] = norm->weight.grad(),
     bias_grads[r] = norm->bias.grad();
+    norm->set_collective(nullptr);
   });
   CHECK(torch::allclose(torch::cat(outputs), expected, 1e-4, 1e-5));
   CHECK(torch::allclose(torch::cat(input_grads), whole.grad(), 1e-4, 1e-5));
   // Parameter gradients are each rank's share; the gradient all-reduce adds them.
   CHECK(torch::allclose(weight_grads[0] + weight_grads[1], reference->weight.grad(), 1e-4, 1e-5));
   CHECK(torch::allclose(bias_grads[0] + bias_grads[1], reference->bias.grad(), 1e-4, 1e-5));
+  for (const SyncBatchNorm2d& norm : norms) {
+    CHECK(torch::allclose(norm->running_mean, reference->running_mean, 1e-4, 1e-6));
+    CHECK(torch::allclose(norm->running_var, reference->running_var, 1e-4, 1e-6));
+  }
+  // Without a collective it is BatchNorm2d, state dict included.
+  CHECK(state_dict(*norms[0]).size() == state_dict(*reference).size());
 }
 
 TEST_CASE("norm=syncbn on two ranks x batch 8 matches BatchNorm on one rank x batch 16", "[dist]") {
