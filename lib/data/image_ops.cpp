@@ -317,7 +317,7 @@ cv::Mat adjust_hue(const cv::Mat& image, double factor) {
       h = std::fmod(h / 6.0f + 1.0f, 1.0f);
       // torch.remainder(h + factor, 1.0): fmod, moved into [0, 1) when negative.
       h = std::fmod(h + shift, 1.0f);
-      if (h != 0.0f && h < 0.0f) h += 1.0f;
+      if (h < 0.0f) h += 1.0f;
       // _hsv2rgb.
       const float sector = std::floor(h * 6.0f);
       const float f = h * 6.0f - sector;

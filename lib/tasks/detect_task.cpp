@@ -95,6 +95,7 @@ void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::v
 
 DetectTask::DetectTask(const Settings& settings, bool with_train_split)
     : settings_(settings), config_(read_config(settings)), imgsz_(letterbox_side(settings)) {
+  // Labels are checked against the data file's classes, so its names are replaced only after.
   const DetectDataOptions options = data_options(settings, classes());
   if (settings.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
   val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
