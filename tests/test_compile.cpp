@@ -153,7 +153,7 @@ TEST_CASE("channels-last trains like the contiguous layout and saves the same ch
     config.channels_last = task == channels_last.get();
     TrainingComponents components = build_training_components(settings, plan, task->model());
     EagerExecutor executor(*task, *components.optimizer, *components.scaler, components.ema.get(),
-                           {plan.device, plan.amp_dtype, settings.grad_clip, config});
+                           {plan.device, plan.amp_dtype, settings.optim.grad_clip, config});
     for (size_t i = 0; i < batches.size(); ++i) {
       executor.micro_step(batches[i], 8);
 
@@ -483,7 +483,7 @@ TEST_CASE("the graph executor replays exactly what the eager executor computes",
   const TrainingPlan plan = plan_for(settings, *eager_task);
   TrainingComponents eager_parts = build_training_components(settings, plan, eager_task->model());
   TrainingComponents graph_parts = build_training_components(settings, plan, graph_task->model());
-  const StepConfig config{plan.device, plan.amp_dtype, settings.grad_clip, ExecutionConfig{}, limit, micro_batch};
+  const StepConfig config{plan.device, plan.amp_dtype, settings.optim.grad_clip, ExecutionConfig{}, limit, micro_batch};
   EagerExecutor eager(*eager_task, *eager_parts.optimizer, *eager_parts.scaler, eager_parts.ema.get(), config);
   int captures = 0;
   CapturedLog log;
@@ -643,7 +643,7 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
     ExecutionConfig config;
     config.graphs = graphed;
     const auto executor = make_step_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
-                                             {plan.device, plan.amp_dtype, settings.grad_clip, config, 8});
+                                             {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, 8});
     const Loader::Collate collate = task->train_collate(3);
     for (int update = 0; update < kUpdates; ++update) {
       // Parameters only: the poisoned forward pass spoils BatchNorm's running statistics either way.

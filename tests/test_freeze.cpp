@@ -94,18 +94,18 @@ TEST_CASE("freeze refuses unknown layers, too many and all of them, and then cha
 }
 
 TEST_CASE("freeze takes a layer count or layer names, and round-trips", "[config][freeze]") {
-  CHECK(load_settings(std::nullopt, {}).freeze.empty());
+  CHECK(load_settings(std::nullopt, {}).run.freeze.empty());
   const Settings counted = load_settings(std::nullopt, {"freeze=10"});
-  CHECK(counted.freeze.first_layers == 10);
-  CHECK(counted.freeze.layers.empty());
+  CHECK(counted.run.freeze.first_layers == 10);
+  CHECK(counted.run.freeze.layers.empty());
   TempDir dir("freeze-recipe");
   trainer::testing::write_text(dir / "r.yaml", "freeze: [FeatureExtraction, SequenceModeling.0]\n");
   const Settings named = load_settings((dir / "r.yaml").string(), {});
-  CHECK(named.freeze.first_layers == 0);
-  CHECK(named.freeze.layers == std::vector<std::string>{"FeatureExtraction", "SequenceModeling.0"});
+  CHECK(named.run.freeze.first_layers == 0);
+  CHECK(named.run.freeze.layers == std::vector<std::string>{"FeatureExtraction", "SequenceModeling.0"});
   trainer::testing::write_text(dir / "args.yaml", to_yaml(named));
-  CHECK(load_settings((dir / "args.yaml").string(), {}).freeze.layers == named.freeze.layers);
-  CHECK(load_settings(std::nullopt, {"freeze=none"}).freeze.empty());
+  CHECK(load_settings((dir / "args.yaml").string(), {}).run.freeze.layers == named.run.freeze.layers);
+  CHECK(load_settings(std::nullopt, {"freeze=none"}).run.freeze.empty());
   CHECK_THROWS_WITH(load_settings(std::nullopt, {"freeze=-1"}), Catch::Contains("'freeze'"));
   // Ultralytics' list of layer indices is spelled by name here, so a bare index in a list is refused.
   CHECK_THROWS_WITH(load_settings(std::nullopt, {"freeze=3,layer1"}), Catch::Contains("layer names"));

@@ -25,47 +25,47 @@ std::string error_of(const std::optional<std::string>& file, const std::vector<s
 
 TEST_CASE("defaults load without a file", "[config]") {
   const Settings settings = load_settings(std::nullopt, {});
-  CHECK(settings.task == TaskKind::classify);
-  CHECK(settings.model == "resnet18");
-  CHECK_FALSE(settings.accumulate.has_value());
+  CHECK(settings.run.task == TaskKind::classify);
+  CHECK(settings.run.model == "resnet18");
+  CHECK_FALSE(settings.schedule.accumulate.has_value());
 }
 
 TEST_CASE("a recipe file sets keys and overrides win", "[config]") {
   TempDir dir("recipe");
   write_text(dir / "r.yaml", "model: resnet34\nbatch: 8\naccumulate: 4\nlr0: 0.002\namp: bf16\n");
   const Settings settings = load_settings((dir / "r.yaml").string(), {"batch=16", "accumulate=auto"});
-  CHECK(settings.model == "resnet34");
-  CHECK(settings.batch == 16);
-  CHECK_FALSE(settings.accumulate.has_value());
-  CHECK(settings.lr0 == Approx(0.002));
-  CHECK(settings.amp == AmpMode::bf16);
+  CHECK(settings.run.model == "resnet34");
+  CHECK(settings.schedule.batch == 16);
+  CHECK_FALSE(settings.schedule.accumulate.has_value());
+  CHECK(settings.optim.lr0 == Approx(0.002));
+  CHECK(settings.execution.amp == AmpMode::bf16);
 }
 
 TEST_CASE("overrides follow Ultralytics' spelling rules", "[config]") {
   SECTION("true/false/none in any case, bare bool keys mean true") {
     const Settings settings = load_settings(std::nullopt, {"ema=FALSE", "exist_ok", "pretrained=None", "val=True"});
-    CHECK_FALSE(settings.ema);
-    CHECK(settings.exist_ok);
-    CHECK(settings.pretrained.empty());
-    CHECK(settings.val);
+    CHECK_FALSE(settings.optim.ema);
+    CHECK(settings.output.exist_ok);
+    CHECK(settings.run.pretrained.empty());
+    CHECK(settings.output.val);
   }
   SECTION("spaces around = arrive as separate arguments") {
     CHECK(normalize_overrides({"batch", "=", "8", "epochs=", "3", "lr0", "=0.1"}) ==
           std::vector<std::string>{"batch=8", "epochs=3", "lr0=0.1"});
     const Settings settings = load_settings(std::nullopt, {"batch", "=", "8"});
-    CHECK(settings.batch == 8);
+    CHECK(settings.schedule.batch == 8);
   }
   SECTION("amp and compile take booleans too") {
-    CHECK(load_settings(std::nullopt, {"amp=false"}).amp == AmpMode::off);
-    CHECK(load_settings(std::nullopt, {"amp"}).amp == AmpMode::automatic);
-    CHECK(load_settings(std::nullopt, {"compile"}).compile == CompileMode::standard);
-    CHECK(load_settings(std::nullopt, {"compile=reduce-overhead"}).compile == CompileMode::reduce_overhead);
+    CHECK(load_settings(std::nullopt, {"amp=false"}).execution.amp == AmpMode::off);
+    CHECK(load_settings(std::nullopt, {"amp"}).execution.amp == AmpMode::automatic);
+    CHECK(load_settings(std::nullopt, {"compile"}).execution.compile == CompileMode::standard);
+    CHECK(load_settings(std::nullopt, {"compile=reduce-overhead"}).execution.compile == CompileMode::reduce_overhead);
   }
   SECTION("lr_scale takes a rule or a factor") {
     const Settings settings = load_settings(std::nullopt, {"lr_scale=1.4"});
-    CHECK(settings.lr_scale == LrScaleRule::factor);
-    CHECK(settings.lr_scale_factor == Approx(1.4));
-    CHECK(load_settings(std::nullopt, {"lr_scale=sqrt"}).lr_scale == LrScaleRule::sqrt);
+    CHECK(settings.schedule.lr_scale == LrScaleRule::factor);
+    CHECK(settings.schedule.lr_scale_factor == Approx(1.4));
+    CHECK(load_settings(std::nullopt, {"lr_scale=sqrt"}).schedule.lr_scale == LrScaleRule::sqrt);
   }
 }
 
@@ -92,29 +92,29 @@ TEST_CASE("keys of Ultralytics and timm that differ here say what they are", "[c
 
 TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[config]") {
   SECTION("the model alone decides the task") {
-    CHECK(load_settings(std::nullopt, {"model=yolov8s"}).task == TaskKind::detect);
-    CHECK(load_settings(std::nullopt, {"model=crnn"}).task == TaskKind::ocr);
-    CHECK(load_settings(std::nullopt, {"model=resnet50"}).task == TaskKind::classify);
+    CHECK(load_settings(std::nullopt, {"model=yolov8s"}).run.task == TaskKind::detect);
+    CHECK(load_settings(std::nullopt, {"model=crnn"}).run.task == TaskKind::ocr);
+    CHECK(load_settings(std::nullopt, {"model=resnet50"}).run.task == TaskKind::classify);
   }
   SECTION("the task alone picks its usual model") {
-    CHECK(load_settings(std::nullopt, {"task=detect"}).model == "yolov8n");
-    CHECK(load_settings(std::nullopt, {"task=ocr"}).model == "crnn");
-    CHECK(load_settings(std::nullopt, {}).model == "resnet18");
+    CHECK(load_settings(std::nullopt, {"task=detect"}).run.model == "yolov8n");
+    CHECK(load_settings(std::nullopt, {"task=ocr"}).run.model == "crnn");
+    CHECK(load_settings(std::nullopt, {}).run.model == "resnet18");
   }
   SECTION("with neither, an Ultralytics data.yaml means detection") {
     const Settings settings = load_settings(std::nullopt, {"data=sets/coco8.yaml"});
-    CHECK(settings.task == TaskKind::detect);
-    CHECK(settings.model == "yolov8n");
-    CHECK(load_settings(std::nullopt, {"data=sets/photos"}).task == TaskKind::classify);
+    CHECK(settings.run.task == TaskKind::detect);
+    CHECK(settings.run.model == "yolov8n");
+    CHECK(load_settings(std::nullopt, {"data=sets/photos"}).run.task == TaskKind::classify);
   }
   SECTION("model=<architecture>.pt starts that architecture from the file, .yaml from scratch") {
     const Settings weights = load_settings(std::nullopt, {"model=weights/yolov8m.pt"});
-    CHECK(weights.model == "yolov8m");
-    CHECK(weights.pretrained == "weights/yolov8m.pt");
-    CHECK(weights.task == TaskKind::detect);
+    CHECK(weights.run.model == "yolov8m");
+    CHECK(weights.run.pretrained == "weights/yolov8m.pt");
+    CHECK(weights.run.task == TaskKind::detect);
     const Settings scratch = load_settings(std::nullopt, {"model=yolov8n.yaml"});
-    CHECK(scratch.model == "yolov8n");
-    CHECK(scratch.pretrained.empty());
+    CHECK(scratch.run.model == "yolov8n");
+    CHECK(scratch.run.pretrained.empty());
     // The resolved recipe names the architecture and the file apart, and loads back the same.
     TempDir dir("model-file");
     write_text(dir / "args.yaml", to_yaml(weights));
@@ -126,7 +126,7 @@ TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[co
     CHECK_THAT(error_of((dir / "r.yaml").string(), {"model=yolov8n"}),
                Catch::Contains("override 'model=yolov8n'") && Catch::Contains("trains task=detect") &&
                    Catch::Contains("r.yaml:1:7"));
-    CHECK(load_settings((dir / "r.yaml").string(), {"model=resnet34"}).model == "resnet34");
+    CHECK(load_settings((dir / "r.yaml").string(), {"model=resnet34"}).run.model == "resnet34");
     CHECK_THAT(error_of(std::nullopt, {"model=vgg16"}),
                Catch::Contains("unknown model 'vgg16'") && Catch::Contains("yolov8n/s/m/l/x (task=detect)"));
     CHECK_THAT(error_of(std::nullopt, {"model=best.pt"}),
@@ -148,7 +148,7 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"ema=yes"}), Catch::Contains("true or false"));
   CHECK_THAT(error_of(std::nullopt, {"optimizer=adam"}), Catch::Contains("sgd, adamw"));
   CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
-  CHECK(load_settings(std::nullopt, {"device=1"}).device == "cuda:1");  // Ultralytics' GPU index
+  CHECK(load_settings(std::nullopt, {"device=1"}).run.device == "cuda:1");  // Ultralytics' GPU index
   CHECK_THAT(error_of(std::nullopt, {"device=0,1"}), Catch::Contains("nproc=N device=cuda"));
   CHECK_THAT(error_of(std::nullopt, {"accumulate=0"}), Catch::Contains("'accumulate'"));
   CHECK_THAT(error_of(std::nullopt, {"fraction=0"}),
@@ -183,8 +183,8 @@ TEST_CASE("the resolved recipe loads back to the same settings", "[config]") {
   write_text(dir / "args.yaml", to_yaml(original));
   const Settings reloaded = load_settings((dir / "args.yaml").string(), {});
   CHECK(to_yaml(reloaded) == to_yaml(original));
-  CHECK(reloaded.warmup_updates == 7);
-  CHECK(reloaded.accumulate == 4);
+  CHECK(reloaded.schedule.warmup_updates == 7);
+  CHECK(reloaded.schedule.accumulate == 4);
 }
 
 TEST_CASE("every recipe key is documented in docs/recipe-keys.md", "[config]") {
@@ -202,21 +202,21 @@ TEST_CASE("list keys take YAML sequences or comma-separated overrides and round-
              "task: ocr\nselect_data: [digits, printed]\nbatch_ratio:\n  - 0.7\n  - 0.3\nbuckets: [96, 192, 288]\n"
              "imgW: 288\ncharset: \"0123456789,\"\n");
   const Settings settings = load_settings((dir / "ocr.yaml").string(), {});
-  CHECK(settings.task == TaskKind::ocr);
-  CHECK(settings.select_data == std::vector<std::string>{"digits", "printed"});
-  CHECK(settings.batch_ratio == std::vector<double>{0.7, 0.3});
-  CHECK(ocr_bucket_widths(settings) == std::vector<int64_t>{96, 192, 288});
-  CHECK(settings.charset == "0123456789,");  // a scalar key keeps its commas
+  CHECK(settings.run.task == TaskKind::ocr);
+  CHECK(settings.ocr.select_data == std::vector<std::string>{"digits", "printed"});
+  CHECK(settings.ocr.batch_ratio == std::vector<double>{0.7, 0.3});
+  CHECK(ocr_bucket_widths(settings.ocr) == std::vector<int64_t>{96, 192, 288});
+  CHECK(settings.ocr.charset == "0123456789,");  // a scalar key keeps its commas
 
   const Settings stepped = load_settings(std::nullopt, {"buckets=100", "imgW=350", "select_data=a,b"});
-  CHECK(ocr_bucket_widths(stepped) == std::vector<int64_t>{100, 200, 300, 350});
-  CHECK(stepped.select_data == std::vector<std::string>{"a", "b"});
+  CHECK(ocr_bucket_widths(stepped.ocr) == std::vector<int64_t>{100, 200, 300, 350});
+  CHECK(stepped.ocr.select_data == std::vector<std::string>{"a", "b"});
 
   write_text(dir / "args.yaml", to_yaml(settings));
   const Settings reloaded = load_settings((dir / "args.yaml").string(), {});
   CHECK(to_yaml(reloaded) == to_yaml(settings));
-  CHECK(reloaded.bucket_widths == settings.bucket_widths);
-  CHECK(reloaded.symbol == Settings{}.symbol);  // quotes, backslash and € survive the dump
+  CHECK(reloaded.ocr.bucket_widths == settings.ocr.bucket_widths);
+  CHECK(reloaded.ocr.symbol == Settings{}.ocr.symbol);  // quotes, backslash and € survive the dump
 }
 
 TEST_CASE("list keys reject bad items and mismatched lengths", "[config]") {

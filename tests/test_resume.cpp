@@ -86,10 +86,10 @@ TEST_CASE("resume refuses recipe changes that break exactness", "[engine][resume
   const std::string last = (dir.path() / "weights" / "last.pt").string();
   const Settings command = load_settings(std::nullopt, {"resume=" + last});
   CHECK_NOTHROW(prepare_resume(command, {"resume=" + last, "epochs=5", "workers=0"}));
-  CHECK(prepare_resume(command, {"resume=" + last, "epochs=5"}).settings.epochs == 5);
+  CHECK(prepare_resume(command, {"resume=" + last, "epochs=5"}).settings.schedule.epochs == 5);
   CHECK_THROWS_WITH(prepare_resume(command, {"resume=" + last, "batch=16"}),
                     Catch::Contains("batch (8 -> 16)") && Catch::Contains("resume_force"));
-  CHECK(prepare_resume(command, {"resume=" + last, "batch=16", "resume_force"}).settings.batch == 16);
+  CHECK(prepare_resume(command, {"resume=" + last, "batch=16", "resume_force"}).settings.schedule.batch == 16);
   CHECK_THROWS_WITH(prepare_resume(load_settings(std::nullopt, {"resume=" + dir.file("none.pt")}), {}),
                     Catch::Contains("none.pt"));
 }
@@ -110,7 +110,7 @@ TEST_CASE("resume=true picks the newest last.pt of the run name", "[engine][resu
   std::filesystem::rename(project / "smoke", project / "classify");
   const ResumePoint point = prepare_resume(load_settings(std::nullopt, command), command);
   CHECK(point.checkpoint_path.parent_path().parent_path().filename() == "train2");
-  CHECK(point.settings.epochs == 2);
+  CHECK(point.settings.schedule.epochs == 2);
   CHECK_THROWS_WITH(prepare_resume(load_settings(std::nullopt, {"resume", "name=missing", "project=" + project.string()}), {}),
                     Catch::Contains("no ") && Catch::Contains("missing*"));
 }

@@ -47,7 +47,7 @@ TEST_CASE("warmup ramps over its updates, then the schedule takes over", "[engin
 TEST_CASE("the plan counts updates with a short last group", "[engine][plan]") {
   const Settings settings = load_settings(std::nullopt, {"batch=8", "accumulate=4", "epochs=3",
                                                           "warmup_epochs=1.5", "device=cpu", "optimizer=sgd"});
-  const auto batches = make_batches(epoch_order(subset_indices(100, 1.0, 0), 0, 0, true), settings.batch, false);
+  const auto batches = make_batches(epoch_order(subset_indices(100, 1.0, 0), 0, 0, true), settings.schedule.batch, false);
   const TrainingPlan plan = make_plan(settings, 100, static_cast<int64_t>(batches.size()), 10);  // 4+4+4+1
   CHECK(plan.micro_batches_per_epoch == 13);
   CHECK(plan.updates_per_epoch == 4);

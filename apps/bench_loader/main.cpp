@@ -48,20 +48,20 @@ int main(int argc, char** argv) {
     const auto task = trainer::make_task(settings);
     const double scan_seconds = seconds_since(scan_start);
 
-    const auto seed = static_cast<uint64_t>(settings.seed);
-    trainer::Loader loader(task->train_collate(seed), settings.workers, settings.prefetch);
+    const auto seed = static_cast<uint64_t>(settings.run.seed);
+    trainer::Loader loader(task->train_collate(seed), settings.data.workers, settings.data.prefetch);
     const auto earlier_start = std::chrono::steady_clock::now();
     for (int64_t earlier = 0; earlier < timed_epoch; ++earlier) {
-      loader.start_epoch(task->epoch_batches(seed, earlier, settings.batch), earlier);
+      loader.start_epoch(task->epoch_batches(seed, earlier, settings.schedule.batch), earlier);
       while (loader.next()) {
       }
     }
     const double earlier_seconds = seconds_since(earlier_start);
-    auto epoch = task->epoch_batches(seed, timed_epoch, settings.batch);
+    auto epoch = task->epoch_batches(seed, timed_epoch, settings.schedule.batch);
     const size_t wanted = static_cast<size_t>(warmup + batches);
     if (epoch.size() < wanted) {
       throw trainer::UserError("the epoch has " + std::to_string(epoch.size()) + " batches of " +
-                               std::to_string(settings.batch) + ", fewer than --warmup + --batches = " +
+                               std::to_string(settings.schedule.batch) + ", fewer than --warmup + --batches = " +
                                std::to_string(wanted));
     }
     epoch.resize(wanted);
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     std::printf("task_build_seconds=%.3f earlier_epochs_seconds=%.3f images=%lld seconds=%.3f images_per_second=%.1f "
                 "workers=%lld\n",
                 scan_seconds, earlier_seconds, static_cast<long long>(images), seconds, double(images) / seconds,
-                static_cast<long long>(settings.workers));
+                static_cast<long long>(settings.data.workers));
     return 0;
   } catch (const trainer::UserError& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

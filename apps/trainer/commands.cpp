@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "config/key_docs.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "data/synth_output.h"
@@ -81,8 +82,8 @@ void print_mode_comparison(Task& task, const Settings& settings, const TrainingP
 void plot_training_data(const Task& task, const Settings& settings, const std::filesystem::path& folder) {
   task.plot_labels(folder / "labels.jpg");
   constexpr size_t kPlottedBatches = 3;
-  const auto seed = static_cast<uint64_t>(settings.seed);
-  const auto batches = task.epoch_batches(seed, 0, settings.batch);
+  const auto seed = static_cast<uint64_t>(settings.run.seed);
+  const auto batches = task.epoch_batches(seed, 0, settings.schedule.batch);
   const Loader::Collate collate = task.train_collate(seed);
   for (size_t i = 0; i < std::min(batches.size(), kPlottedBatches); ++i) {
     task.plot_batch(collate(batches[i], 0), folder / fmt::format("train_batch{}.jpg", i));
@@ -95,11 +96,11 @@ int run_train(const CommonOptions& options) {
   Settings settings = settings_of(options);
   std::optional<ResumePoint> resume;
   std::filesystem::path folder;
-  if (!settings.resume.empty()) {
+  if (!settings.output.resume.empty()) {
     if (options.config) throw UserError("resume takes its recipe from the checkpoint; drop --config");
     resume = prepare_resume(settings, options.overrides);
     settings = resume->settings;
-    settings.pretrained.clear();  // the checkpoint's weights replace any starting point
+    settings.run.pretrained.clear();  // the checkpoint's weights replace any starting point
     folder = resume->run_folder;
   }
   // Started by torchrun (or our launcher): one rank of a job. Asked for several processes
@@ -108,8 +109,8 @@ int run_train(const CommonOptions& options) {
   if (!rank && launches_ranks(settings)) return launch_local_ranks(settings);
   std::unique_ptr<Collective> process_group;
   if (rank) {
-    process_group = join_process_group(*rank, settings.dist_backend, resolve_device(settings.device, rank->layout),
-                                       std::chrono::seconds(settings.dist_timeout));
+    process_group = join_process_group(*rank, settings.dist.backend, resolve_device(settings.run.device, rank->layout),
+                                       std::chrono::seconds(settings.dist.timeout));
   }
   Collective& collective = process_group ? *process_group : single_process();
   const WorldLayout& world = collective.layout();
@@ -120,7 +121,7 @@ int run_train(const CommonOptions& options) {
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
   if (!resume && world.is_main()) {
-    folder = make_run_folder(settings.project, task->name(), settings.name, settings.exist_ok);
+    folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
     write_file(folder / "args.yaml", to_yaml(settings));
   }
   Trainer trainer(settings, *task, world.is_main() ? folder : std::filesystem::path(), collective);
@@ -138,11 +139,11 @@ int run_train(const CommonOptions& options) {
     const std::filesystem::path old_rows = resume ? folder / "results.csv" : std::filesystem::path();
     plot = std::make_unique<ResultsPlot>(folder / "results.png", old_rows);
     trainer.add_observer(*progress);
-    if (settings.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
+    if (settings.output.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
     trainer.add_observer(*csv);
-    validation_files = std::make_unique<ValidationFiles>(folder, settings.plots);
+    validation_files = std::make_unique<ValidationFiles>(folder, settings.output.plots);
     trainer.add_observer(*validation_files);
-    if (settings.plots && !resume) plot_training_data(*task, settings, folder);
+    if (settings.output.plots && !resume) plot_training_data(*task, settings, folder);
   }
   TrainingSummary summary;
   try {
@@ -199,7 +200,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   trained.task = make_task(settings, false);
   const Checkpoint& checkpoint = trained.checkpoint;
   load_state_dict(trained.task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
-  trained.device = resolve_device(settings.device);
+  trained.device = resolve_device(settings.run.device);
   trained.task->model().to(trained.device);
   return trained;
 }
@@ -212,11 +213,11 @@ int run_val(const CommonOptions& options, const std::string& weights) {
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
   const Settings& settings = trained.settings;
-  const bool draws_curves = settings.plots && !metrics.curves.empty();
+  const bool draws_curves = settings.output.plots && !metrics.curves.empty();
   if (metrics.confusion || draws_curves) {
     const std::filesystem::path folder =
-        make_numbered_folder(std::filesystem::path(settings.project) / trained.task->name(), "val", settings.exist_ok);
-    save_validation_files(metrics.confusion, metrics.curves, folder, settings.plots);
+        make_numbered_folder(std::filesystem::path(settings.output.project) / trained.task->name(), "val", settings.output.exist_ok);
+    save_validation_files(metrics.confusion, metrics.curves, folder, settings.output.plots);
     std::printf("%s in %s\n", draws_curves ? "confusion matrix and curves" : "confusion matrix", folder.string().c_str());
   }
   return 0;
@@ -228,6 +229,8 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   PredictOptions predict_options;
   predict_options.top_k = top_k;
   predict_options.digits = digits;
+  predict_options.project = trained.settings.output.project;
+  predict_options.exist_ok = trained.settings.output.exist_ok;
   for (const auto& line : trained.task->predict(sources, trained.device, predict_options)) std::printf("%s\n", line.c_str());
   return 0;
 }
@@ -264,6 +267,11 @@ int run_smoke(const CommonOptions& options) {
 int run_keys(const CommonOptions& options) {
   const Settings settings = load_settings(options.config, options.overrides);
   std::printf("%s", to_yaml(settings).c_str());
+  return 0;
+}
+
+int run_keys_markdown() {
+  std::printf("%s", recipe_keys_markdown().c_str());
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "config/key_docs.h"
 #include "config/recipe.h"
 #include "util/error.h"
 #include "util/host_allocator.h"
@@ -85,6 +86,9 @@ int main(int argc, char** argv) {
   CLI::App* export_command = app.add_subcommand("export", "write a checkpoint's weights alone (.pt or .safetensors)");
   const std::vector<CLI::App*> commands{train, val, predict, plan, smoke, keys};
   for (CLI::App* command : commands) add_common(command, options);
+  train->footer([] { return trainer::recipe_keys_help(); });
+  bool keys_markdown = false;
+  keys->add_flag("--markdown", keys_markdown, "print docs/recipe-keys.md, made from the key table, instead");
   val->add_option("-w,--weights", weights, "checkpoint to validate (or model=PATH)");
   std::vector<std::string> sources;
   int64_t top_k = 5;
@@ -195,7 +199,7 @@ int main(int argc, char** argv) {
                                     probe_modes);
     }
     if (smoke->parsed()) return trainer::app::run_smoke(options);
-    if (keys->parsed()) return trainer::app::run_keys(options);
+    if (keys->parsed()) return keys_markdown ? trainer::app::run_keys_markdown() : trainer::app::run_keys(options);
     if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);
     if (data_detect->parsed()) return trainer::app::run_data_synth_detect(detect_options, detect_force);
     if (data_printed->parsed()) {

@@ -1,14 +1,13 @@
-// Keys that users of Ultralytics' `yolo train` and timm's train.py type by habit, with what they
-// are here: an unknown-key error that knows them says where to go instead of guessing by
-// spelling ("sched" is not "seed").
+// Keys that users of Ultralytics' `yolo train` and timm's train.py type by habit and that have
+// no counterpart among our keys, with why: an unknown-key error that knows them says so instead
+// of guessing by spelling. Spellings of keys we do have live in their rows of the key table.
 #pragma once
-#include <optional>
-#include <string>
+#include <vector>
+
+#include "config/recipe_keys.h"
 
 namespace trainer {
 
-// A phrase for the error message ("timm's --sched is scheduler here"), or nullopt for a key
-// neither tool has.
-std::optional<std::string> foreign_key_hint(const std::string& name);
+const std::vector<ForeignSpelling>& keys_without_counterpart();
 
 }  // namespace trainer

@@ -1,5 +1,6 @@
 #include "config/recipe.h"
 
+#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -7,7 +8,6 @@
 #include <map>
 #include <sstream>
 
-#include "config/foreign_keys.h"
 #include "config/model_family.h"
 #include "config/recipe_keys.h"
 #include "util/error.h"
@@ -20,12 +20,31 @@ namespace {
 // apply only to keys left at their defaults.
 using GivenKeys = std::map<std::string, std::string>;
 
+// Our key, one of its other tools' spellings with the same meaning (said in an info line), or a
+// UserError that says what the name is here.
 const RecipeKey& require_key(const std::string& name, const std::string& where) {
   if (const RecipeKey* key = find_recipe_key(name)) return *key;
-  const std::optional<std::string> hint = foreign_key_hint(name);
+  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name);
+  if (foreign && foreign->key && foreign->spelling.meaning == ForeignMeaning::same) {
+    spdlog::info("{}: {}'s {} is {} here{}", where, tool_name(foreign->spelling.tool), name, foreign->key->name,
+                 foreign->spelling.note.empty() ? "" : " (" + foreign->spelling.note + ")");
+    return *foreign->key;
+  }
   throw UserError(where + ": unknown key '" + name + "'" +
-                  (hint ? ": " + *hint : did_you_mean(name, recipe_key_names())) +
+                  (foreign ? ": " + foreign->spelling.note : did_you_mean(name, recipe_key_names())) +
                   "; `trainer keys` lists every key");
+}
+
+// One warning per key the user set away from its default that changes nothing for the run's task
+// (mixup on classification, imgH on detection).
+void warn_keys_without_effect(const Settings& settings, const std::vector<std::string>& names) {
+  static const Settings defaults;
+  for (const std::string& name : names) {
+    const RecipeKey* key = find_recipe_key(name);
+    if (!key || applies_to(key->tasks, settings.run.task) || key->show(settings) == key->show(defaults)) continue;
+    spdlog::warn("{}={} does nothing for task={}: it applies to {}", name, key->show(settings),
+                 to_string(settings.run.task), tasks_text(key->tasks));
+  }
 }
 
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
@@ -64,7 +83,7 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
     value.where = path + ":" + std::to_string(value_mark.line + 1) + ":" +
                   std::to_string(value_mark.column + 1);
     key.assign(settings, value);
-    given[name] = value.where;
+    given[key.name] = value.where;
   }
 }
 
@@ -93,30 +112,30 @@ void apply_override(Settings& settings, const std::string& argument, GivenKeys& 
                     to_lower(value.text) == "null";
   }
   key.assign(settings, value);
-  given[name] = where;
+  given[key.name] = where;
 }
 
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
 void split_model_file(Settings& settings, const GivenKeys& given) {
-  const std::filesystem::path file(settings.model);
+  const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
   const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
   if (!is_weights && extension != ".yaml" && extension != ".yml") return;
   const std::string& where = given.at("model");
   const std::string architecture = file.stem().string();
   if (!task_of_model(architecture)) {
-    throw UserError(where + ": model=" + settings.model + " names no architecture; give the architecture as model= (" +
+    throw UserError(where + ": model=" + settings.run.model + " names no architecture; give the architecture as model= (" +
                     model_families_text() + ") and the file as pretrained=");
   }
   if (is_weights) {
-    if (!settings.pretrained.empty() && settings.pretrained != settings.model) {
-      throw UserError(where + ": model=" + settings.model + " names the weights to start from, and pretrained=" +
-                      settings.pretrained + " (" + given.at("pretrained") + ") names others; keep one");
+    if (!settings.run.pretrained.empty() && settings.run.pretrained != settings.run.model) {
+      throw UserError(where + ": model=" + settings.run.model + " names the weights to start from, and pretrained=" +
+                      settings.run.pretrained + " (" + given.at("pretrained") + ") names others; keep one");
     }
-    settings.pretrained = settings.model;
+    settings.run.pretrained = settings.run.model;
   }
-  settings.model = architecture;
+  settings.run.model = architecture;
 }
 
 // A model implies its task and a task its usual model (Ultralytics' habit); with neither named,
@@ -126,39 +145,39 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
   const auto model_where = given.find("model");
   if (model_where == given.end()) {
     if (task_where == given.end()) {
-      const std::string extension = to_lower(std::filesystem::path(settings.data).extension().string());
-      if (extension == ".yaml" || extension == ".yml") settings.task = TaskKind::detect;
+      const std::string extension = to_lower(std::filesystem::path(settings.run.data).extension().string());
+      if (extension == ".yaml" || extension == ".yml") settings.run.task = TaskKind::detect;
     }
-    settings.model = default_model(settings.task);
+    settings.run.model = default_model(settings.run.task);
     return;
   }
   split_model_file(settings, given);
-  const std::optional<TaskKind> family = task_of_model(settings.model);
+  const std::optional<TaskKind> family = task_of_model(settings.run.model);
   if (!family) {
-    throw UserError(model_where->second + ": unknown model '" + settings.model + "'; models are " +
+    throw UserError(model_where->second + ": unknown model '" + settings.run.model + "'; models are " +
                     model_families_text());
   }
-  if (task_where != given.end() && *family != settings.task) {
-    throw UserError(model_where->second + ": model '" + settings.model + "' trains task=" + to_string(*family) +
-                    ", but task=" + to_string(settings.task) + " (" + task_where->second +
+  if (task_where != given.end() && *family != settings.run.task) {
+    throw UserError(model_where->second + ": model '" + settings.run.model + "' trains task=" + to_string(*family) +
+                    ", but task=" + to_string(settings.run.task) + " (" + task_where->second +
                     "); drop task or make them agree");
   }
-  settings.task = *family;
+  settings.run.task = *family;
 }
 
 // Checks that involve more than one key, after every source has been applied.
 void validate(const Settings& settings) {
-  if (!settings.batch_ratio.empty() && settings.batch_ratio.size() != settings.select_data.size()) {
-    throw UserError("key 'batch_ratio' has " + std::to_string(settings.batch_ratio.size()) +
-                    " value(s) but 'select_data' names " + std::to_string(settings.select_data.size()) + " folder(s)");
+  if (!settings.ocr.batch_ratio.empty() && settings.ocr.batch_ratio.size() != settings.ocr.select_data.size()) {
+    throw UserError("key 'batch_ratio' has " + std::to_string(settings.ocr.batch_ratio.size()) +
+                    " value(s) but 'select_data' names " + std::to_string(settings.ocr.select_data.size()) + " folder(s)");
   }
-  if (settings.node_rank >= settings.nnodes) {
-    throw UserError("key 'node_rank' must be below nnodes=" + std::to_string(settings.nnodes) + ", got " +
-                    std::to_string(settings.node_rank));
+  if (settings.dist.node_rank >= settings.dist.nnodes) {
+    throw UserError("key 'node_rank' must be below nnodes=" + std::to_string(settings.dist.nnodes) + ", got " +
+                    std::to_string(settings.dist.node_rank));
   }
-  if (!settings.bucket_widths.empty() && settings.bucket_widths.back() > settings.img_w) {
-    throw UserError("key 'buckets' lists width " + std::to_string(settings.bucket_widths.back()) +
-                    ", wider than imgW=" + std::to_string(settings.img_w));
+  if (!settings.ocr.bucket_widths.empty() && settings.ocr.bucket_widths.back() > settings.ocr.img_w) {
+    throw UserError("key 'buckets' lists width " + std::to_string(settings.ocr.bucket_widths.back()) +
+                    ", wider than imgW=" + std::to_string(settings.ocr.img_w));
   }
 }
 
@@ -183,6 +202,16 @@ std::vector<std::string> normalize_overrides(const std::vector<std::string>& arg
   return merged;
 }
 
+namespace {
+
+std::vector<std::string> names_of(const GivenKeys& given) {
+  std::vector<std::string> names;
+  for (const auto& entry : given) names.push_back(entry.first);
+  return names;
+}
+
+}  // namespace
+
 Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides) {
   Settings settings;
@@ -191,6 +220,7 @@ Settings load_settings(const std::optional<std::string>& config_path,
   for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, given);
   resolve_model_and_task(settings, given);
   validate(settings);
+  warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
 
@@ -199,9 +229,13 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   Settings settings;
   GivenKeys given;
   apply_yaml(settings, yaml, origin, given);
-  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, given);
+  GivenKeys overridden;
+  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, overridden);
+  for (const auto& entry : overridden) given[entry.first] = entry.second;
   resolve_model_and_task(settings, given);
   validate(settings);
+  // The embedded recipe was checked when it was written: only what this command changes warns.
+  warn_keys_without_effect(settings, names_of(overridden));
   return settings;
 }
 

@@ -1,169 +1,22 @@
 #include "config/recipe_keys.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
-#include <sstream>
 
-#include "util/error.h"
+#include "config/foreign_keys.h"
+#include "config/key_rows.h"
 #include "util/text.h"
 
 namespace trainer {
 namespace {
 
-[[noreturn]] void fail(const std::string& key, const RecipeValue& value, const std::string& expected) {
-  throw UserError(value.where + ": key '" + key + "' expects " + expected + ", got '" +
-                  (value.is_null ? std::string("none") : value.text) + "'");
-}
+constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
+constexpr ForeignTool kTimm = ForeignTool::timm;
 
-std::string show_double(double value) {
-  std::ostringstream out;
-  out.precision(std::numeric_limits<double>::max_digits10 - 2);
-  out << value;
-  return out.str();
-}
-
-bool is_auto(const RecipeValue& value) { return !value.is_null && to_lower(value.text) == "auto"; }
-
-int64_t parse_int(const std::string& key, const RecipeValue& value, int64_t min, int64_t max) {
-  const std::string range = "an integer in [" + std::to_string(min) + ", " +
-                            (max == std::numeric_limits<int64_t>::max() ? std::string("inf")
-                                                                       : std::to_string(max)) +
-                            "]";
-  if (value.is_null || value.text.empty()) fail(key, value, range);
-  errno = 0;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(value.text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || parsed < min || parsed > max) fail(key, value, range);
-  return parsed;
-}
-
-double parse_double(const std::string& key, const RecipeValue& value, double min, double max,
-                    bool max_inclusive = true, bool min_inclusive = true) {
-  std::ostringstream range;
-  range << "a number in " << (min_inclusive ? "[" : "(") << min << ", " << max << (max_inclusive ? "]" : ")");
-  if (value.is_null || value.text.empty()) fail(key, value, range.str());
-  errno = 0;
-  char* end = nullptr;
-  const double parsed = std::strtod(value.text.c_str(), &end);
-  const bool in_range = (min_inclusive ? parsed >= min : parsed > min) && (max_inclusive ? parsed <= max : parsed < max);
-  if (errno != 0 || *end != '\0' || !std::isfinite(parsed) || !in_range) fail(key, value, range.str());
-  return parsed;
-}
-
-bool parse_bool(const std::string& key, const RecipeValue& value) {
-  const std::string lowered = to_lower(value.text);
-  if (!value.is_null && lowered == "true") return true;
-  if (!value.is_null && lowered == "false") return false;
-  fail(key, value, "true or false");
-}
-
-template <typename Enum>
-Enum parse_enum(const std::string& key, const RecipeValue& value,
-                const std::vector<std::pair<std::string, Enum>>& choices) {
-  const std::string lowered = value.is_null ? "none" : to_lower(value.text);
-  std::vector<std::string> names;
-  for (const auto& [name, choice] : choices) {
-    if (lowered == name) return choice;
-    names.push_back(name);
-  }
-  fail(key, value, "one of " + join(names, ", "));
-}
-
-std::string parse_string(const std::string& key, const RecipeValue& value, bool allow_empty) {
-  if (value.is_null || to_lower(value.text) == "none") {
-    if (allow_empty) return "";
-    fail(key, value, "a non-empty string");
-  }
-  if (value.text.empty() && !allow_empty) fail(key, value, "a non-empty string");
-  return value.text;
-}
-
-// Comma-separated items, each trimmed; "none" or an empty value is the empty list.
-std::vector<std::string> split_items(const RecipeValue& value) {
-  std::vector<std::string> items;
-  if (value.is_null || to_lower(value.text) == "none" || value.text.empty()) return items;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = value.text.find(',', start);
-    items.push_back(trim(value.text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return items;
-}
-
-template <typename T>
-std::string join_items(const std::vector<T>& items) {
-  if (items.empty()) return "none";
-  std::ostringstream out;
-  out.precision(std::numeric_limits<double>::max_digits10 - 2);
-  for (size_t i = 0; i < items.size(); ++i) out << (i ? "," : "") << items[i];
-  return out.str();
-}
-
-// Builders for the common key shapes, so each table row stays one line.
-using Assign = std::function<void(Settings&, const RecipeValue&)>;
-using Show = std::function<std::string(const Settings&)>;
-
-RecipeKey int_key(std::string name, int64_t Settings::*field, int64_t min,
-                  int64_t max = std::numeric_limits<int64_t>::max()) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) { s.*field = parse_int(name, v, min, max); },
-          [=](const Settings& s) { return std::to_string(s.*field); }};
-}
-
-RecipeKey optional_int_key(std::string name, std::optional<int64_t> Settings::*field, int64_t min,
-                           const std::string& unset_word) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) {
-            const bool unset = unset_word == "auto" ? is_auto(v) : (v.is_null || to_lower(v.text) == "none");
-            if (unset) {
-              (s.*field).reset();
-            } else {
-              s.*field = parse_int(name, RecipeValue{v.text, v.is_null, v.where}, min,
-                                   std::numeric_limits<int64_t>::max());
-            }
-          },
-          [=](const Settings& s) {
-            return (s.*field) ? std::to_string(*(s.*field)) : unset_word;
-          }};
-}
-
-RecipeKey double_key(std::string name, double Settings::*field, double min, double max,
-                     bool max_inclusive = true, bool min_inclusive = true) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) {
-            s.*field = parse_double(name, v, min, max, max_inclusive, min_inclusive);
-          },
-          [=](const Settings& s) { return show_double(s.*field); }};
-}
-
-RecipeKey bool_key(std::string name, bool Settings::*field) {
-  return {name, true, [=](Settings& s, const RecipeValue& v) { s.*field = parse_bool(name, v); },
-          [=](const Settings& s) { return std::string(s.*field ? "true" : "false"); }};
-}
-
-RecipeKey string_key(std::string name, std::string Settings::*field, bool allow_empty) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) { s.*field = parse_string(name, v, allow_empty); },
-          [=](const Settings& s) { return (s.*field).empty() ? std::string("none") : s.*field; }};
-}
-
-// bare_means_true: the key also takes true/false (listed in `choices`), so a bare key is allowed.
-template <typename Enum>
-RecipeKey enum_key(std::string name, Enum Settings::*field,
-                   std::vector<std::pair<std::string, Enum>> choices, bool bare_means_true = false) {
-  return {name, bare_means_true,
-          [=](Settings& s, const RecipeValue& v) { s.*field = parse_enum(name, v, choices); },
-          [=](const Settings& s) { return std::string(to_string(s.*field)); }};
-}
-
+// Ultralytics' device=0 is the first GPU; several devices train through nproc.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
   const std::string lowered = to_lower(value.text);
   if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda")) return lowered;
-  // Ultralytics' device=0 is the first GPU.
   if (!value.is_null && !lowered.empty() && lowered.find_first_not_of("0123456789") == std::string::npos) {
     return "cuda:" + lowered;
   }
@@ -172,286 +25,600 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
     return lowered;
   }
   if (lowered.find(',') != std::string::npos) {
-    fail(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
+    fail_value(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
   }
-  fail(key, value, "auto, cpu, cuda, cuda:N or N");
-}
-
-RecipeKey string_list_key(std::string name, std::vector<std::string> Settings::*field) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) {
-            s.*field = split_items(v);
-            for (const auto& item : s.*field) {
-              if (item.empty()) fail(name, v, "a list of non-empty names");
-            }
-          },
-          [=](const Settings& s) { return join_items(s.*field); }, true};
-}
-
-RecipeKey double_list_key(std::string name, std::vector<double> Settings::*field, double min, double max) {
-  return {name, false,
-          [=](Settings& s, const RecipeValue& v) {
-            (s.*field).clear();
-            for (const auto& item : split_items(v)) {
-              (s.*field).push_back(parse_double(name, RecipeValue{item, false, v.where}, min, max));
-            }
-          },
-          [=](const Settings& s) { return join_items(s.*field); }, true};
+  fail_value(key, value, "auto, cpu, cuda, cuda:N or N");
 }
 
 // One number is a step (widths step, 2·step, … up to imgW); several are the widths themselves.
-RecipeKey buckets_key() {
-  return {"buckets", false,
-          [](Settings& s, const RecipeValue& v) {
-            const auto items = split_items(v);
-            if (items.empty()) fail("buckets", v, "a width step or a list of widths");
-            std::vector<int64_t> widths;
-            for (const auto& item : items) {
-              widths.push_back(parse_int("buckets", RecipeValue{item, false, v.where}, 8, 100000));
-              if (widths.size() > 1 && widths.back() <= widths[widths.size() - 2]) {
-                fail("buckets", v, "ascending widths");
-              }
-            }
-            if (widths.size() == 1) {
-              s.bucket_step = widths.front();
-              s.bucket_widths.clear();
-            } else {
-              s.bucket_widths = widths;
-            }
-          },
-          [](const Settings& s) {
-            return s.bucket_widths.empty() ? std::to_string(s.bucket_step) : join_items(s.bucket_widths);
-          },
-          true};
+KeyRow buckets_key() {
+  return custom_key(
+             "buckets", "a step ≥ 8, or a list of widths",
+             [](Settings& s, const RecipeValue& v) {
+               const auto items = split_items(v);
+               if (items.empty()) fail_value("buckets", v, "a width step or a list of widths");
+               std::vector<int64_t> widths;
+               for (const auto& item : items) {
+                 widths.push_back(parse_int("buckets", {item, false, v.where}, 8, 100000));
+                 if (widths.size() > 1 && widths.back() <= widths[widths.size() - 2]) {
+                   fail_value("buckets", v, "ascending widths");
+                 }
+               }
+               if (widths.size() == 1) {
+                 s.ocr.bucket_step = widths.front();
+                 s.ocr.bucket_widths.clear();
+               } else {
+                 s.ocr.bucket_widths = widths;
+               }
+             },
+             [](const Settings& s) {
+               return s.ocr.bucket_widths.empty() ? std::to_string(s.ocr.bucket_step) : show_items(s.ocr.bucket_widths);
+             })
+      .list();
 }
 
 // One number is a layer count (Ultralytics' freeze=10); otherwise the items are layer names.
-RecipeKey freeze_key() {
-  return {"freeze", false,
-          [](Settings& s, const RecipeValue& v) {
-            const auto items = split_items(v);
-            s.freeze = {};
-            if (items.size() == 1 && !items.front().empty() &&
-                items.front().find_first_not_of("+-0123456789") == std::string::npos) {
-              s.freeze.first_layers =
-                  parse_int("freeze", RecipeValue{items.front(), false, v.where}, 0, std::numeric_limits<int64_t>::max());
-              return;
-            }
-            for (const auto& item : items) {
-              if (item.empty() || item.find_first_not_of("0123456789") == std::string::npos) {
-                fail("freeze", v, "a number of layers or a list of layer names (model.0, layer1, FeatureExtraction)");
-              }
-            }
-            s.freeze.layers = items;
-          },
-          [](const Settings& s) {
-            return s.freeze.layers.empty() ? std::to_string(s.freeze.first_layers) : join_items(s.freeze.layers);
-          },
-          true};
+KeyRow freeze_key() {
+  return custom_key(
+             "freeze", "N ≥ 0, or a list of layer names",
+             [](Settings& s, const RecipeValue& v) {
+               const auto items = split_items(v);
+               s.run.freeze = {};
+               if (items.size() == 1 && !items.front().empty() &&
+                   items.front().find_first_not_of("+-0123456789") == std::string::npos) {
+                 s.run.freeze.first_layers = parse_int("freeze", {items.front(), false, v.where}, 0, kNoUpperBound);
+                 return;
+               }
+               for (const auto& item : items) {
+                 if (item.empty() || item.find_first_not_of("0123456789") == std::string::npos) {
+                   fail_value("freeze", v, "a number of layers or a list of layer names (model.0, layer1, FeatureExtraction)");
+                 }
+               }
+               s.run.freeze.layers = items;
+             },
+             [](const Settings& s) {
+               return s.run.freeze.layers.empty() ? std::to_string(s.run.freeze.first_layers) : show_items(s.run.freeze.layers);
+             })
+      .list();
 }
 
+KeyRow lr_scale_key() {
+  return custom_key(
+      "lr_scale", "none, linear, sqrt, a number",
+      [](Settings& s, const RecipeValue& v) {
+        const std::string lowered = v.is_null ? "none" : to_lower(v.text);
+        if (lowered == "none") {
+          s.schedule.lr_scale = LrScaleRule::none;
+        } else if (lowered == "linear") {
+          s.schedule.lr_scale = LrScaleRule::linear;
+        } else if (lowered == "sqrt") {
+          s.schedule.lr_scale = LrScaleRule::sqrt;
+        } else {
+          char* end = nullptr;
+          const double factor = std::strtod(v.text.c_str(), &end);
+          if (*end != '\0' || !(factor > 0.0) || !std::isfinite(factor)) {
+            fail_value("lr_scale", v, "none, linear, sqrt or a positive factor per doubling");
+          }
+          s.schedule.lr_scale = LrScaleRule::factor;
+          s.schedule.lr_scale_factor = factor;
+        }
+      },
+      [](const Settings& s) { return lr_scale_text(s.schedule); });
+}
+
+KeyRow conf_key() {
+  return custom_key(
+      "conf", "none or [0, 1]",
+      [](Settings& s, const RecipeValue& v) {
+        if (is_none(v)) {
+          s.detect.conf.reset();
+        } else {
+          s.detect.conf = parse_double("conf", v, 0.0, 1.0);
+        }
+      },
+      [](const Settings& s) { return s.detect.conf ? show_double(*s.detect.conf) : std::string("none"); });
+}
+
+KeyRow save_period_key() {
+  return custom_key(
+      "save_period", "-1 or ≥ 1",
+      [](Settings& s, const RecipeValue& v) {
+        s.output.save_period = parse_int("save_period", v, -1, kNoUpperBound);
+        if (s.output.save_period == 0) fail_value("save_period", v, "-1 (off) or a positive integer");
+      },
+      [](const Settings& s) { return std::to_string(s.output.save_period); });
+}
+
+KeyRow resume_key() {
+  return custom_key(
+             "resume", "false, true, a path",
+             [](Settings& s, const RecipeValue& v) {
+               const std::string lowered = to_lower(v.text);
+               s.output.resume = v.is_null || lowered == "false" || lowered == "none" ? ""
+                          : lowered == "true"                                 ? "true"
+                                                                              : v.text;
+             },
+             [](const Settings& s) { return s.output.resume.empty() ? std::string("false") : s.output.resume; })
+      .bare_means_true();
+}
+
+KeyRow device_key() {
+  return custom_key(
+      "device", "auto, cpu, cuda, cuda:N, N",
+      [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
+      [](const Settings& s) { return s.run.device; });
+}
+
+// The rows of one section, in the order they are added.
+class SectionRows {
+ public:
+  SectionRows(std::vector<RecipeKey>& keys, KeySection section) : keys_(keys), section_(section) {}
+  SectionRows& operator<<(KeyRow&& row) {
+    keys_.push_back(std::move(row).take(section_));
+    return *this;
+  }
+
+ private:
+  std::vector<RecipeKey>& keys_;
+  KeySection section_;
+};
+
+// The order of the rows is the order of `trainer keys`, args.yaml and a checkpoint's recipe.
 std::vector<RecipeKey> build_table() {
   std::vector<RecipeKey> keys;
-  keys.push_back(enum_key<TaskKind>("task", &Settings::task,
-                                    {{"classify", TaskKind::classify}, {"ocr", TaskKind::ocr}, {"detect", TaskKind::detect}}));
-  keys.push_back(string_key("model", &Settings::model, false));
-  keys.push_back(string_key("data", &Settings::data, false));
-  keys.push_back(string_key("pretrained", &Settings::pretrained, true));
-  keys.push_back(enum_key<NormKind>("norm", &Settings::norm,
-                                    {{"bn", NormKind::batch},
-                                     {"gn", NormKind::group},
-                                     {"frozen_bn", NormKind::frozen_batch},
-                                     {"syncbn", NormKind::sync_batch}}));
-  keys.push_back(freeze_key());
+  SectionRows run(keys, KeySection::run), data(keys, KeySection::data), schedule(keys, KeySection::schedule),
+      optim(keys, KeySection::optim), execution(keys, KeySection::execution), dist(keys, KeySection::dist),
+      output(keys, KeySection::output), classify(keys, KeySection::classify), detect(keys, KeySection::detect),
+      ocr(keys, KeySection::ocr);
 
-  keys.push_back(int_key("epochs", &Settings::epochs, 1));
-  keys.push_back(int_key("batch", &Settings::batch, 1));
-  keys.push_back(optional_int_key("accumulate", &Settings::accumulate, 1, "auto"));
-  keys.push_back(int_key("nbs", &Settings::nbs, 1));
-  keys.push_back(optional_int_key("imgsz", &Settings::imgsz, 8, "auto"));
-  keys.push_back(double_key("fraction", &Settings::fraction, 0.0, 1.0, true, false));
+  run << enum_key("task", FIELD(run.task), std::vector{TaskKind::classify, TaskKind::ocr, TaskKind::detect})
+             .default_text("the model's; else `detect` for a `data.yaml`, else `classify`")
+             .help("what is trained: image classes, text lines (EasyOCR-style recognition) or objects (YOLOv8 "
+                   "detection)");
+  run << string_key("model", FIELD(run.model), false,
+                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x; or `<one of them>.pt`/`.pth`/`.safetensors`, "
+                    "`<one of them>.yaml`")
+             .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
+             .help("architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
+                   "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
+                   "pretrained=path/yolov8s.pt` and `model=yolov8s.yaml` is `model=yolov8s`");
+  run << string_key("data", FIELD(run.data), false,
+                    "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
+             .help("dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
+                   "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
+  run << string_key("pretrained", FIELD(run.pretrained), true, "path")
+             .help("weights to start from (our checkpoints, or a state dict saved by Python, bare or in a "
+                   "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`)");
+  run << enum_key("norm", FIELD(run.norm),
+                  std::vector{NormKind::batch, NormKind::group, NormKind::frozen_batch, NormKind::sync_batch})
+             .tasks(kClassify | kOcr)
+             .help("normalisation layers: BatchNorm, GroupNorm (32 groups), BatchNorm with frozen statistics and "
+                   "affine, or BatchNorm whose training statistics pool the micro-batches of all ranks (same "
+                   "state-dict keys as bn; bn in one process)");
+  run << freeze_key().help(
+      "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, layer1 … "
+      "layer4, avgpool, fc, as torchvision lists them; CRNN: FeatureExtraction, SequenceModeling, Prediction; "
+      "YOLOv8: model.0 … model.22 as Ultralytics numbers them, so `freeze=10` is its backbone), or the layers named "
+      "by state-dict prefix (`FeatureExtraction` is EasyOCR's `freeze_FeatureFxtraction`); their norm layers still "
+      "update running statistics (`norm=frozen_bn` fixes those); `trainer plan` prints the trainable parameter "
+      "count");
 
-  keys.push_back(int_key("workers", &Settings::workers, 0, 64));
-  keys.push_back(int_key("prefetch", &Settings::prefetch, 1, 1024));
-  keys.push_back(double_key("fliplr", &Settings::fliplr, 0.0, 1.0));
-  keys.push_back(int_key("crop_pad", &Settings::crop_pad, 0, 1024));
-  keys.push_back(double_key("erasing", &Settings::erasing, 0.0, 1.0));
-  keys.push_back(enum_key<AutoAugmentPolicy>("auto_augment", &Settings::auto_augment,
-                                             {{"none", AutoAugmentPolicy::none},
-                                              {"randaugment", AutoAugmentPolicy::randaugment},
-                                              {"autoaugment", AutoAugmentPolicy::autoaugment},
-                                              {"trivialaugment", AutoAugmentPolicy::trivialaugment},
-                                              {"false", AutoAugmentPolicy::none}}));
-  keys.push_back(int_key("randaugment_ops", &Settings::randaugment_ops, 1, 14));
-  keys.push_back(int_key("randaugment_magnitude", &Settings::randaugment_magnitude, 0, 30));
-  keys.push_back(double_key("crop_fraction", &Settings::crop_fraction, 0.0, 1.0, true, false));
-  keys.push_back(double_key("mixup_alpha", &Settings::mixup_alpha, 0.0, 100.0));
-  keys.push_back(double_key("cutmix_alpha", &Settings::cutmix_alpha, 0.0, 100.0));
-  keys.push_back(double_key("mixup_prob", &Settings::mixup_prob, 0.0, 1.0));
-  keys.push_back(double_key("mixup_switch_prob", &Settings::mixup_switch_prob, 0.0, 1.0));
-  keys.push_back(double_key("max_bad_fraction", &Settings::max_bad_fraction, 0.0, 1.0));
-  keys.push_back(enum_key<ImageCacheMode>("cache", &Settings::cache,
-                                          {{"false", ImageCacheMode::off},
-                                           {"ram", ImageCacheMode::ram},
-                                           {"true", ImageCacheMode::ram},
-                                           {"none", ImageCacheMode::off}},
-                                          true));
+  schedule << int_key("epochs", FIELD(schedule.epochs), 1).resumable().help("passes over the training split");
+  schedule << int_key("batch", FIELD(schedule.batch), 1)
+                  .help("micro-batch (per rank): what one forward/backward sees")
+                  .differs(kTimm, "batch_size", "timm's --batch-size is batch here (per rank)");
+  schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
+                  .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)")
+                  .differs(kTimm, "grad_accum_steps", "timm's --grad-accum-steps is accumulate here");
+  schedule << int_key("nbs", FIELD(schedule.nbs), 1)
+                  .help("nominal batch size for `accumulate=auto` and weight-decay scaling");
+  data << optional_int_key("imgsz", FIELD(data.imgsz), 8, "auto")
+              .tasks(kClassify | kDetect)
+              .help("input side in pixels; auto = the dataset's native size (28 for Fashion-MNIST, 224 for "
+                    "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32");
+  data << double_key("fraction", FIELD(data.fraction), 0.0, 1.0, {false, true})
+              .help("share of the training split used (a fixed subset chosen by `seed`)");
 
-  keys.push_back({"device", false,
-                  [](Settings& s, const RecipeValue& v) { s.device = parse_device("device", v); },
-                  [](const Settings& s) { return s.device; }});
-  keys.push_back(int_key("threads", &Settings::threads, 0, 1024));
-  keys.push_back(int_key("seed", &Settings::seed, 0));
-  keys.push_back(bool_key("deterministic", &Settings::deterministic));
+  data << int_key("workers", FIELD(data.workers), 0, 64).resumable().help("loader threads; 0 decodes on the training thread");
+  data << int_key("prefetch", FIELD(data.prefetch), 1, 1024)
+              .resumable()
+              .help("batches prepared ahead of training (bounds loader memory)");
+  data << double_key("fliplr", FIELD(data.fliplr), 0.0, 1.0)
+              .tasks(kClassify | kDetect)
+              .help("probability of a horizontal flip (training only)");
+  classify << int_key("crop_pad", FIELD(classify.crop_pad), 0, 1024)
+                  .tasks(kClassify)
+                  .help("pad by this many pixels, then crop back at a random position (training only); 0 = off");
+  classify << double_key("erasing", FIELD(classify.erasing), 0.0, 1.0)
+                  .tasks(kClassify)
+                  .help("classification training: probability of random erasing, one rectangle of 2–33 % of the "
+                        "image (height/width 0.3–3.3) set to the dataset's mean colour (torchvision's "
+                        "`RandomErasing`, Ultralytics' `erasing`)")
+                  .differs(kTimm, "reprob", "timm's --reprob is erasing here");
+  classify << enum_key("auto_augment", FIELD(classify.auto_augment),
+                       std::vector{AutoAugmentPolicy::none, AutoAugmentPolicy::randaugment,
+                                   AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment},
+                       {{"false", AutoAugmentPolicy::none}})
+                  .tasks(kClassify)
+                  .help("classification training: torchvision's automatic augmentation of each resized sample "
+                        "(Ultralytics' `auto_augment`; timm's `--aa`): RandAugment (`randaugment_ops` ops of 14, "
+                        "each at bin `randaugment_magnitude` of 31), AutoAugment's ImageNet policy, or "
+                        "TrivialAugmentWide (one op at a random strength); docs/training.md")
+                  .differs(kTimm, "aa",
+                           "timm's --aa is auto_augment here (randaugment, autoaugment, trivialaugment), with "
+                           "randaugment_ops and randaugment_magnitude for rand-mM-nN");
+  classify << int_key("randaugment_ops", FIELD(classify.randaugment_ops), 1, 14)
+                  .tasks(kClassify)
+                  .help("randaugment: ops applied to each sample, one after another (torchvision's `num_ops`, the "
+                        "paper's N)");
+  classify << int_key("randaugment_magnitude", FIELD(classify.randaugment_magnitude), 0, 30)
+                  .tasks(kClassify)
+                  .help("randaugment: the strength of every op as a bin of 31 (torchvision's `magnitude`; timm's "
+                        "`rand-mM` counts 0–10 over the same ranges, so its M is bin 3M here)");
+  classify << double_key("crop_fraction", FIELD(classify.crop_fraction), 0.0, 1.0, {false, true})
+                  .tasks(kClassify)
+                  .help("classification validation and predict: the centred square of this share of the shorter "
+                        "side is resized to imgsz (timm's `crop_pct`, Ultralytics' `crop_fraction`), so photos keep "
+                        "their aspect");
+  classify << double_key("mixup_alpha", FIELD(classify.mixup_alpha), 0.0, 100.0)
+                  .tasks(kClassify)
+                  .help("classification training: MixUp, each batch blended with its mirror (sample b with B−1−b) by "
+                        "a weight ~ Beta(α, α), targets likewise (timm's `--mixup`); 0 = off");
+  classify << double_key("cutmix_alpha", FIELD(classify.cutmix_alpha), 0.0, 100.0)
+                  .tasks(kClassify)
+                  .help("classification training: CutMix, a box of the mirror's pixels pasted in, its share of the "
+                        "image ~ Beta(α, α), targets by the box's actual share (timm's `--cutmix`); 0 = off")
+                  .differs(kTimm, "cutmix",
+                           "timm's --cutmix is cutmix_alpha here (mixup is detection's MixUp probability; timm's "
+                           "--mixup is mixup_alpha)");
+  classify << double_key("mixup_prob", FIELD(classify.mixup_prob), 0.0, 1.0)
+                  .tasks(kClassify)
+                  .help("share of training batches mixed when `mixup_alpha` or `cutmix_alpha` is on (timm's "
+                        "`--mixup-prob`)");
+  classify << double_key("mixup_switch_prob", FIELD(classify.mixup_switch_prob), 0.0, 1.0)
+                  .tasks(kClassify)
+                  .help("with both on: share of mixed batches that use CutMix rather than MixUp (timm's "
+                        "`--mixup-switch-prob`)");
+  data << double_key("max_bad_fraction", FIELD(data.max_bad_fraction), 0.0, 1.0)
+              .tasks(kClassify | kDetect)
+              .help("share of unreadable images tolerated (each is skipped with a warning) before the dataset fails");
+  detect << enum_key("cache", FIELD(detect.cache), std::vector{ImageCacheMode::off, ImageCacheMode::ram},
+                     {{"true", ImageCacheMode::ram}, {"none", ImageCacheMode::off}})
+                .bare_means_true()
+                .resumable()
+                .tasks(kDetect)
+                .values("false, ram (true = ram)")
+                .help("detection: keep each decoded image in memory after its first use (Ultralytics' `cache`): "
+                      "training images resized to imgsz on the long side, validation images letterboxed, so later "
+                      "epochs read and decode no file; the batches are the same as without it. Skipped with a "
+                      "warning when the images would need more than two thirds of the available memory; `disk` is "
+                      "not offered");
 
-  keys.push_back(int_key("nproc", &Settings::nproc, 0, 1024));
-  keys.push_back(int_key("nnodes", &Settings::nnodes, 1, 65536));
-  keys.push_back(int_key("node_rank", &Settings::node_rank, 0, 65535));
-  keys.push_back(string_key("master_addr", &Settings::master_addr, true));
-  keys.push_back(int_key("master_port", &Settings::master_port, 0, 65535));
-  keys.push_back(enum_key<DistBackend>("dist_backend", &Settings::dist_backend,
-                                       {{"auto", DistBackend::automatic},
-                                        {"gloo", DistBackend::gloo},
-                                        {"nccl", DistBackend::nccl}}));
-  keys.push_back(int_key("dist_timeout", &Settings::dist_timeout, 1, 86400));
+  run << device_key()
+             .resumable()
+             .help("auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); with "
+                   "several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK");
+  run << int_key("threads", FIELD(run.threads), 0, 1024)
+             .resumable()
+             .help("intra-op CPU threads; 0 = all cores, shared evenly among the ranks of a machine (LibTorch would "
+                   "otherwise use 1 here)");
+  run << int_key("seed", FIELD(run.seed), 0).help("seeds initial weights, the subset, the data order and augmentation");
+  run << bool_key("deterministic", FIELD(run.deterministic)).help("deterministic algorithms where LibTorch offers them");
 
-  keys.push_back(enum_key<OptimizerKind>("optimizer", &Settings::optimizer,
-                                         {{"auto", OptimizerKind::automatic},
-                                          {"sgd", OptimizerKind::sgd},
-                                          {"adamw", OptimizerKind::adamw}}));
-  keys.push_back(double_key("lr0", &Settings::lr0, 1e-12, 10.0));
-  keys.push_back(double_key("lrf", &Settings::lrf, 0.0, 1.0));
-  keys.push_back(double_key("momentum", &Settings::momentum, 0.0, 1.0, false));
-  keys.push_back(double_key("weight_decay", &Settings::weight_decay, 0.0, 1.0));
-  keys.push_back({"lr_scale", false,
-                  [](Settings& s, const RecipeValue& v) {
-                    const std::string lowered = v.is_null ? "none" : to_lower(v.text);
-                    if (lowered == "none") {
-                      s.lr_scale = LrScaleRule::none;
-                    } else if (lowered == "linear") {
-                      s.lr_scale = LrScaleRule::linear;
-                    } else if (lowered == "sqrt") {
-                      s.lr_scale = LrScaleRule::sqrt;
-                    } else {
-                      char* end = nullptr;
-                      const double factor = std::strtod(v.text.c_str(), &end);
-                      if (*end != '\0' || !(factor > 0.0) || !std::isfinite(factor)) {
-                        fail("lr_scale", v, "none, linear, sqrt or a positive factor per doubling");
-                      }
-                      s.lr_scale = LrScaleRule::factor;
-                      s.lr_scale_factor = factor;
-                    }
-                  },
-                  [](const Settings& s) { return lr_scale_text(s); }});
-  keys.push_back(int_key("lr_base_batch", &Settings::lr_base_batch, 1));
-  keys.push_back(enum_key<SchedulerKind>("scheduler", &Settings::scheduler,
-                                         {{"linear", SchedulerKind::linear},
-                                          {"cosine", SchedulerKind::cosine},
-                                          {"onecycle", SchedulerKind::onecycle},
-                                          {"constant", SchedulerKind::constant}}));
-  keys.push_back(double_key("warmup_epochs", &Settings::warmup_epochs, 0.0, 1e6));
-  keys.push_back(optional_int_key("warmup_updates", &Settings::warmup_updates, 0, "none"));
-  keys.push_back(double_key("warmup_momentum", &Settings::warmup_momentum, 0.0, 1.0, false));
-  keys.push_back(double_key("warmup_bias_lr", &Settings::warmup_bias_lr, 0.0, 10.0));
-  keys.push_back(double_key("grad_clip", &Settings::grad_clip, 0.0, 1e9));
-  keys.push_back(double_key("label_smoothing", &Settings::label_smoothing, 0.0, 1.0, false));
-  // true/false are accepted as Ultralytics spells them: amp=true, a bare `amp`, amp=false.
-  keys.push_back(enum_key<AmpMode>("amp", &Settings::amp,
-                                   {{"auto", AmpMode::automatic},
-                                    {"off", AmpMode::off},
-                                    {"fp16", AmpMode::fp16},
-                                    {"bf16", AmpMode::bf16},
-                                    {"true", AmpMode::automatic},
-                                    {"false", AmpMode::off}},
-                                   true));
-  keys.push_back(bool_key("ema", &Settings::ema));
-  keys.push_back(double_key("ema_decay", &Settings::ema_decay, 0.0, 1.0, false));
-  keys.push_back(double_key("ema_tau", &Settings::ema_tau, 1e-9, 1e12));
-  keys.push_back(enum_key<CompileMode>("compile", &Settings::compile,
-                                       {{"none", CompileMode::none},
-                                        {"default", CompileMode::standard},
-                                        {"reduce-overhead", CompileMode::reduce_overhead},
-                                        {"max-autotune", CompileMode::max_autotune},
-                                        {"true", CompileMode::standard},
-                                        {"false", CompileMode::none}},
-                                       true));
-  keys.push_back(string_key("compile_cache_dir", &Settings::compile_cache_dir, true));
-  keys.push_back(int_key("compile_cache_limit", &Settings::compile_cache_limit, 1, 1000000));
+  dist << int_key("nproc", FIELD(dist.nproc), 0, 1024)
+                     .resumable()
+                     .help("distributed data-parallel training: ranks this command starts on this machine (it "
+                           "becomes their launcher); 0 or 1 = one process. Ignored in a process started by torchrun "
+                           "or another launcher that sets RANK and WORLD_SIZE");
+  dist << int_key("nnodes", FIELD(dist.nnodes), 1, 65536)
+                     .resumable()
+                     .help("machines in the job, each running the same command with its own `node_rank`; world "
+                           "size = nproc × nnodes");
+  dist << int_key("node_rank", FIELD(dist.node_rank), 0, 65535)
+                     .resumable()
+                     .values("0 … nnodes − 1")
+                     .help("this machine's index: its ranks are node_rank × nproc … node_rank × nproc + nproc − 1");
+  dist << string_key("master_addr", FIELD(dist.master_addr), true, "host name or address")
+                     .resumable()
+                     .help("machine of node 0, which hosts the ranks' rendezvous store; none = `$MASTER_ADDR`, else "
+                           "127.0.0.1 (required with nnodes > 1)");
+  dist << int_key("master_port", FIELD(dist.master_port), 0, 65535)
+                     .resumable()
+                     .help("port of that store; 0 = `$MASTER_PORT`, else a free port (one machine only; required "
+                           "with nnodes > 1)");
+  dist << enum_key("dist_backend", FIELD(dist.backend),
+                          std::vector{DistBackend::automatic, DistBackend::gloo, DistBackend::nccl})
+                     .resumable()
+                     .help("c10d backend: auto = nccl when the ranks train on CUDA, gloo on CPU; nccl needs a CUDA "
+                           "build");
+  dist << int_key("dist_timeout", FIELD(dist.timeout), 1, 86400)
+                     .resumable()
+                     .help("seconds the rendezvous and every collective wait for the other ranks: a rank that dies or "
+                           "hangs makes the others fail after at most this long, naming their rank");
 
-  keys.push_back(int_key("imgH", &Settings::img_h, 32, 4096));
-  keys.push_back(int_key("imgW", &Settings::img_w, 8, 100000));
-  keys.push_back(bool_key("rgb", &Settings::rgb));
-  keys.push_back(string_key("charset", &Settings::charset, true));
-  keys.push_back(string_key("number", &Settings::number, true));
-  keys.push_back(string_key("symbol", &Settings::symbol, true));
-  keys.push_back(string_key("lang_char", &Settings::lang_char, true));
-  keys.push_back(int_key("batch_max_length", &Settings::batch_max_length, 1, 100000));
-  keys.push_back(bool_key("sensitive", &Settings::sensitive));
-  keys.push_back(bool_key("data_filtering_off", &Settings::data_filtering_off));
-  keys.push_back(string_list_key("select_data", &Settings::select_data));
-  keys.push_back(double_list_key("batch_ratio", &Settings::batch_ratio, 0.0, 1e6));
-  keys.push_back(buckets_key());
-  keys.push_back(int_key("output_channel", &Settings::output_channel, 4, 4096));
-  keys.push_back(int_key("hidden_size", &Settings::hidden_size, 4, 4096));
-  keys.push_back(double_key("elastic", &Settings::elastic, 0.0, 100.0));
-  keys.push_back(double_key("dropout", &Settings::dropout, 0.0, 1.0, false));
+  optim << enum_key("optimizer", FIELD(optim.kind),
+                        std::vector{OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw})
+                   .help("auto = Ultralytics' rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
+                         "updates, else SGD at 0.01 (lr0 is then ignored)")
+                   .differs(kTimm, "opt", "timm's --opt is optimizer here");
+  optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
+                   .help("initial learning rate at `lr_base_batch`")
+                   .differs(kTimm, "lr", "timm's --lr is lr0 here");
+  schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0).help("final learning rate as a fraction of the scaled lr0");
+  optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
+                   .help("SGD momentum (nesterov) / AdamW beta1");
+  optim << double_key("weight_decay", FIELD(optim.weight_decay), 0.0, 1.0)
+                   .help("weight decay at batch `nbs`, scaled by effective batch / nbs (Ultralytics' rule); never "
+                         "applied to norm weights and biases");
+  schedule << lr_scale_key().help(
+      "how lr0 follows the effective batch: × ratio, × √ratio, or × factor per doubling (the article suggests "
+      "1.3–1.5), ratio = effective batch / `lr_base_batch`");
+  schedule << int_key("lr_base_batch", FIELD(schedule.lr_base_batch), 1).help("the effective batch size lr0 refers to");
+  schedule << enum_key("scheduler", FIELD(schedule.scheduler),
+                       std::vector{SchedulerKind::linear, SchedulerKind::cosine, SchedulerKind::onecycle,
+                                   SchedulerKind::constant})
+                  .help("LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
+                        "then cosine down)")
+                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here")
+                  .differs(kTimm, "sched", "timm's --sched is scheduler here");
+  schedule << double_key("warmup_epochs", FIELD(schedule.warmup_epochs), 0.0, 1e6)
+                  .values("≥ 0")
+                  .help("warmup length in epochs, converted to updates with updates/epoch = ceil(micro-batches / "
+                        "accumulate)");
+  schedule << optional_int_key("warmup_updates", FIELD(schedule.warmup_updates), 0, "none")
+                  .help("warmup length in updates; overrides warmup_epochs");
+  schedule << double_key("warmup_momentum", FIELD(schedule.warmup_momentum), 0.0, 1.0, {true, false})
+                  .help("SGD momentum at the start of warmup, rising to `momentum`");
+  schedule << double_key("warmup_bias_lr", FIELD(schedule.warmup_bias_lr), 0.0, 10.0)
+                  .help("bias LR at the start of warmup, falling to the schedule");
+  optim << double_key("grad_clip", FIELD(optim.grad_clip), 0.0, 1e9)
+                   .values("≥ 0")
+                   .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off")
+                   .differs(kTimm, "clip_grad", "timm's --clip-grad is grad_clip here (the total norm)");
+  data << double_key("label_smoothing", FIELD(data.label_smoothing), 0.0, 1.0, {true, false})
+                   .tasks(kClassify | kOcr)
+                   .help("classification training: this share of each target is spread evenly over all classes "
+                         "(timm's `--smoothing`, 0.1 in its recipes); validation reports the plain cross-entropy. OCR "
+                         "training: the same for each frame's CTC target (the loss becomes (1 − ε) CTC + ε × the "
+                         "frames' cross-entropy to the uniform distribution); validation reports the plain CTC")
+                   .differs(kTimm, "smoothing", "timm's --smoothing is label_smoothing here");
+  execution << enum_key("amp", FIELD(execution.amp), std::vector{AmpMode::automatic, AmpMode::off, AmpMode::fp16, AmpMode::bf16},
+                        {{"true", AmpMode::automatic}, {"false", AmpMode::off}})
+                   .bare_means_true()
+                   .help("mixed precision: auto = fp16 with loss scaling on CUDA, fp32 on CPU; fp16 on CPU is an "
+                         "error");
+  optim << bool_key("ema", FIELD(optim.ema))
+                   .help("keep an exponential moving average of the weights, used for validation and saved")
+                   .differs(kTimm, "model_ema", "timm's --model-ema is ema here (on by default)");
+  optim << double_key("ema_decay", FIELD(optim.ema_decay), 0.0, 1.0, {true, false})
+                   .help("EMA decay, reached through the ramp decay·(1 − exp(−updates/ema_tau))")
+                   .differs(kTimm, "model_ema_decay", "timm's --model-ema-decay is ema_decay here");
+  optim << double_key("ema_tau", FIELD(optim.ema_tau), 0.0, 1e12, {false, true})
+                   .values("> 0")
+                   .help("EMA ramp length in updates");
+  execution << enum_key("compile", FIELD(execution.compile),
+                        std::vector{CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
+                                    CompileMode::max_autotune},
+                        {{"true", CompileMode::standard}, {"false", CompileMode::none}})
+                   .bare_means_true()
+                   .resumable()
+                   .help("execution mode (docs/training.md, \"Compile modes\"): default = cuDNN autotuning, TF32 and "
+                         "channels-last under AMP on CUDA; reduce-overhead = default + CUDA graphs; max-autotune = "
+                         "measure layouts (and graphs) and keep the fastest; true = default");
+  execution << string_key("compile_cache_dir", FIELD(execution.compile_cache_dir), true, "path")
+                   .resumable()
+                   .help("where max-autotune keeps its decisions; none = `<project>/compile-cache`");
+  execution << int_key("compile_cache_limit", FIELD(execution.compile_cache_limit), 1, 1000000)
+                   .resumable()
+                   .help("input shapes captured as CUDA graphs per run; later new shapes run eagerly with one warning");
 
-  keys.push_back(double_key("mosaic", &Settings::mosaic, 0.0, 1.0));
-  keys.push_back(int_key("close_mosaic", &Settings::close_mosaic, 0));
-  keys.push_back(double_key("mixup", &Settings::mixup, 0.0, 1.0));
-  keys.push_back(double_key("degrees", &Settings::degrees, 0.0, 180.0));
-  keys.push_back(double_key("translate", &Settings::translate, 0.0, 1.0));
-  keys.push_back(double_key("scale", &Settings::scale, 0.0, 1.0, false));
-  keys.push_back(double_key("shear", &Settings::shear, 0.0, 90.0, false));
-  keys.push_back(double_key("perspective", &Settings::perspective, 0.0, 0.001));
-  keys.push_back(double_key("hsv_h", &Settings::hsv_h, 0.0, 1.0));
-  keys.push_back(double_key("hsv_s", &Settings::hsv_s, 0.0, 1.0));
-  keys.push_back(double_key("hsv_v", &Settings::hsv_v, 0.0, 1.0));
-  keys.push_back(double_key("flipud", &Settings::flipud, 0.0, 1.0));
-  keys.push_back(int_key("max_boxes", &Settings::max_boxes, 1, 100000));
-  keys.push_back(bool_key("strict", &Settings::strict));
-  keys.push_back(bool_key("single_cls", &Settings::single_cls));
-  keys.push_back(double_key("box", &Settings::box, 0.0, 1e6));
-  keys.push_back(double_key("cls", &Settings::cls, 0.0, 1e6));
-  keys.push_back(double_key("dfl", &Settings::dfl, 0.0, 1e6));
-  keys.push_back({"conf", false,
-                  [](Settings& s, const RecipeValue& v) {
-                    if (v.is_null || to_lower(v.text) == "none") {
-                      s.conf.reset();
-                    } else {
-                      s.conf = parse_double("conf", v, 0.0, 1.0);
-                    }
-                  },
-                  [](const Settings& s) { return s.conf ? show_double(*s.conf) : std::string("none"); }});
-  keys.push_back(double_key("iou", &Settings::iou, 1e-6, 1.0));
-  keys.push_back(int_key("max_det", &Settings::max_det, 1, 100000));
+  ocr << int_key("imgH", FIELD(ocr.img_h), 32, 4096)
+             .tasks(kOcr)
+             .help("OCR input height: every text image is resized to it, keeping its aspect ratio");
+  ocr << int_key("imgW", FIELD(ocr.img_w), 8, 100000)
+             .tasks(kOcr)
+             .values("≥ 8")
+             .help("OCR widest input: wider images are squeezed to it (EasyOCR's AlignCollate)");
+  ocr << bool_key("rgb", FIELD(ocr.rgb)).tasks(kOcr).help("OCR: 3 input channels instead of grey");
+  ocr << string_key("charset", FIELD(ocr.charset), true, "none, `labels`, characters")
+             .tasks(kOcr)
+             .help("OCR characters: none = `number` + `symbol` + `lang_char` (EasyOCR), `labels` = every character "
+                   "of the training and validation labels (pinned into the saved recipe), else exactly these "
+                   "characters; the blank is class 0");
+  ocr << string_key("number", FIELD(ocr.number), true, "characters")
+             .tasks(kOcr)
+             .help("digits of the EasyOCR-style character set");
+  ocr << string_key("symbol", FIELD(ocr.symbol), true, "characters")
+             .tasks(kOcr)
+             .default_text("EasyOCR's en symbols")
+             .help("punctuation of the character set: ``!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~`` space and €");
+  ocr << string_key("lang_char", FIELD(ocr.lang_char), true, "characters")
+             .tasks(kOcr)
+             .default_text("`A…Za…z`")
+             .help("letters of the character set (EasyOCR's en `lang_char`)");
+  ocr << int_key("batch_max_length", FIELD(ocr.batch_max_length), 1, 100000)
+             .tasks(kOcr)
+             .values("≥ 1")
+             .help("OCR: longest label kept, in characters; longer ones are dropped (counted and reported); also the "
+                   "padded target width");
+  ocr << bool_key("sensitive", FIELD(ocr.sensitive))
+             .tasks(kOcr)
+             .help("OCR: false = labels are lower-cased before filtering and encoding (EasyOCR's meaning)");
+  ocr << bool_key("data_filtering_off", FIELD(ocr.data_filtering_off))
+             .tasks(kOcr)
+             .help("OCR: keep labels that are too long or hold unknown characters (unknown characters are removed, "
+                   "long labels cut)");
+  ocr << string_list_key("select_data", FIELD(ocr.select_data), "list of folder names")
+             .tasks(kOcr)
+             .help("OCR: training subfolders (each with `labels.csv`) to mix; none = every folder found");
+  ocr << double_list_key("batch_ratio", FIELD(ocr.batch_ratio), 0.0, 1e6, "list of numbers")
+             .tasks(kOcr)
+             .help("OCR: share of each `select_data` folder in every epoch; none = in proportion to their sizes");
+  ocr << buckets_key().tasks(kOcr).help(
+      "OCR width buckets: each batch is padded to one width, the smallest bucket ≥ its images; a step gives step, "
+      "2·step, … and imgW");
+  ocr << int_key("output_channel", FIELD(ocr.output_channel), 4, 4096)
+             .tasks(kOcr)
+             .help("CRNN feature channels (EasyOCR's output_channel)");
+  ocr << int_key("hidden_size", FIELD(ocr.hidden_size), 4, 4096).tasks(kOcr).help("CRNN BiLSTM hidden size");
+  ocr << double_key("elastic", FIELD(ocr.elastic), 0.0, 100.0)
+             .tasks(kOcr)
+             .help("OCR training: elastic warping of each line (Simard et al.), its largest displacement in pixels at "
+                   "imgH; with `degrees` and `shear` the line augmentation, all off by default as in EasyOCR");
+  ocr << double_key("dropout", FIELD(ocr.dropout), 0.0, 1.0, {true, false})
+             .tasks(kOcr)
+             .help("OCR training: dropout on the CRNN's convolutional features (before the BiLSTMs) and on the "
+                   "BiLSTMs' output (before the prediction layer); adds no parameters, so weights stay EasyOCR's; 0 = "
+                   "EasyOCR");
 
-  keys.push_back(string_key("project", &Settings::project, false));
-  keys.push_back(string_key("name", &Settings::name, false));
-  keys.push_back(bool_key("exist_ok", &Settings::exist_ok));
-  keys.push_back({"save_period", false,
-                  [](Settings& s, const RecipeValue& v) {
-                    s.save_period = parse_int("save_period", v, -1, std::numeric_limits<int64_t>::max());
-                    if (s.save_period == 0) fail("save_period", v, "-1 (off) or a positive integer");
-                  },
-                  [](const Settings& s) { return std::to_string(s.save_period); }});
-  keys.push_back(int_key("save_interval", &Settings::save_interval, 0));
-  keys.push_back({"resume", true,
-                  [](Settings& s, const RecipeValue& v) {
-                    const std::string lowered = to_lower(v.text);
-                    s.resume = v.is_null || lowered == "false" || lowered == "none" ? ""
-                               : lowered == "true"                                 ? "true"
-                                                                                   : v.text;
-                  },
-                  [](const Settings& s) { return s.resume.empty() ? std::string("false") : s.resume; }});
-  keys.push_back(bool_key("resume_force", &Settings::resume_force));
-  keys.push_back(int_key("patience", &Settings::patience, 1));
-  keys.push_back(bool_key("val", &Settings::val));
-  keys.push_back(bool_key("plots", &Settings::plots));
+  detect << double_key("mosaic", FIELD(detect.mosaic), 0.0, 1.0)
+                .tasks(kDetect)
+                .help("detection: probability of a 4-image mosaic (Ultralytics)");
+  detect << int_key("close_mosaic", FIELD(detect.close_mosaic), 0)
+                .tasks(kDetect)
+                .help("detection: the last N epochs train without mosaic (and without mixup)");
+  detect << double_key("mixup", FIELD(detect.mixup), 0.0, 1.0)
+                .tasks(kDetect)
+                .help("detection: probability of MixUp (Ultralytics' `mixup`): a second training sample, placed "
+                      "(mosaic or letterbox) and warped the same way, blended in with a weight ~ Beta(32, 32), its "
+                      "boxes added; Ultralytics' own larger models were trained with 0.05–0.2");
+  data << double_key("degrees", FIELD(data.degrees), 0.0, 180.0)
+              .tasks(kDetect | kOcr)
+              .help("detection and OCR training: random rotation ±degrees");
+  detect << double_key("translate", FIELD(detect.translate), 0.0, 1.0)
+                .tasks(kDetect)
+                .help("detection: random translation ± this share of imgsz");
+  data << double_key("scale", FIELD(data.scale), 0.0, 1.0, {true, false})
+              .tasks(kClassify | kDetect)
+              .help("detection: random scale gain 1 ± scale; classification training: random resized crop of "
+                    "[1 − scale, 1] of the image's area at width/height 3/4–4/3, resized to imgsz (Ultralytics' "
+                    "meaning for classify; 0 = the largest centred square)");
+  data << double_key("shear", FIELD(data.shear), 0.0, 90.0, {true, false})
+              .tasks(kDetect | kOcr)
+              .help("detection: random shear ± degrees; OCR training: random slant ± degrees");
+  detect << double_key("perspective", FIELD(detect.perspective), 0.0, 0.001)
+                .tasks(kDetect)
+                .help("detection: random perspective coefficients");
+  data << double_key("hsv_h", FIELD(data.hsv_h), 0.0, 1.0)
+              .tasks(kClassify | kDetect)
+              .help("detection: hue gain (OpenCV 8-bit HSV); classification training without `auto_augment`: "
+                    "ColorJitter's hue shift, ± this share of a turn (at most 0.5)");
+  data << double_key("hsv_s", FIELD(data.hsv_s), 0.0, 1.0)
+              .tasks(kClassify | kDetect)
+              .help("detection: saturation gain; classification training without `auto_augment`: ColorJitter's "
+                    "saturation factor from [1 − hsv_s, 1 + hsv_s]");
+  data << double_key("hsv_v", FIELD(data.hsv_v), 0.0, 1.0)
+              .tasks(kClassify | kDetect)
+              .help("detection: value gain; classification training without `auto_augment`: ColorJitter's brightness "
+                    "and contrast factors from [1 − hsv_v, 1 + hsv_v] (Ultralytics' mapping)");
+  detect << double_key("flipud", FIELD(detect.flipud), 0.0, 1.0)
+                .tasks(kDetect)
+                .help("detection: vertical flip probability (`fliplr` is shared with classification)");
+  detect << int_key("max_boxes", FIELD(detect.max_boxes), 1, 100000)
+                .tasks(kDetect)
+                .values("≥ 1")
+                .help("detection: target rows per image, a fixed shape; extra boxes (smallest first) are dropped and "
+                      "counted");
+  detect << bool_key("strict", FIELD(detect.strict))
+                .tasks(kDetect)
+                .help("detection: a malformed label line (columns, NaN, class ≥ nc, coordinates outside [0, 1]) stops "
+                      "the run; otherwise it is skipped and reported with file:line");
+  detect << bool_key("single_cls", FIELD(detect.single_cls))
+                .tasks(kDetect)
+                .help("detection: train and validate every object as one class named `item` (Ultralytics' "
+                      "`single_cls`); labels are still checked against the data file's `nc`, and the model gets one "
+                      "class output");
+  detect << double_key("box", FIELD(detect.box), 0.0, 1e6).tasks(kDetect).values("≥ 0").help("detection: CIoU box loss gain");
+  detect << double_key("cls", FIELD(detect.cls), 0.0, 1e6)
+                .tasks(kDetect)
+                .values("≥ 0")
+                .help("detection: classification BCE gain");
+  detect << double_key("dfl", FIELD(detect.dfl), 0.0, 1e6)
+                .tasks(kDetect)
+                .values("≥ 0")
+                .help("detection: distribution focal loss gain");
+  detect << conf_key().tasks(kDetect).help(
+      "detection NMS confidence; none = 0.001 in validation, 0.25 in predict (Ultralytics)");
+  detect << double_key("iou", FIELD(detect.iou), 0.0, 1.0, {false, true}).tasks(kDetect).help("detection NMS IoU threshold");
+  detect << int_key("max_det", FIELD(detect.max_det), 1, 100000)
+                .tasks(kDetect)
+                .values("≥ 1")
+                .help("detection: detections kept per image");
+
+  output << string_key("project", FIELD(output.project), false, "path")
+                    .resumable()
+                    .help("parent folder of run folders");
+  output << string_key("name", FIELD(output.name), false, "string")
+                    .resumable()
+                    .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists");
+  output << bool_key("exist_ok", FIELD(output.exist_ok))
+                    .resumable()
+                    .help("reuse an existing run folder instead of numbering a new one");
+  output << save_period_key().resumable().help("also keep `weights/epoch<N>.pt` every N epochs");
+  output << int_key("save_interval", FIELD(output.save_interval), 0)
+                    .resumable()
+                    .help("also rewrite `weights/last.pt` every N updates (a resumable point inside an epoch); 0 = "
+                          "only at epoch ends");
+  output << resume_key().resumable().help(
+      "continue a run exactly: `resume=runs/classify/demo/weights/last.pt`, or `resume`/`resume=true` for the newest "
+      "`last.pt` of `<project>/<task>/<name>*`. The recipe comes from the checkpoint; only the keys marked "
+      "resumable may be changed on the command line");
+  output << bool_key("resume_force", FIELD(output.resume_force))
+                    .resumable()
+                    .help("resume although the command changes other keys (model, batch geometry, optimizer …): the run "
+                          "is then no longer exact");
+  output << int_key("patience", FIELD(output.patience), 1)
+                    .resumable()
+                    .help("stop after this many epochs without a better fitness");
+  output << bool_key("val", FIELD(output.val))
+                    .resumable()
+                    .help("validate after every epoch (top-1/top-5 on the val split, EMA weights when on)");
+  output << bool_key("plots", FIELD(output.plots))
+                    .resumable()
+                    .help("draw `train_batch0.jpg` … `train_batch2.jpg` (the first batches with their labels) and "
+                          "detection's `labels.jpg` (class counts, box shapes, centres and sizes) before training, "
+                          "redraw `results.png` after every epoch, and `confusion_matrix.png` and detection's "
+                          "`PR_curve.png`, `F1_curve.png`, `P_curve.png`, `R_curve.png` after every validation "
+                          "(`confusion_matrix.csv` is written either way)");
   return keys;
 }
 
 }  // namespace
+
+std::string tasks_text(TaskMask tasks) {
+  std::vector<std::string> names;
+  for (TaskKind task : {TaskKind::classify, TaskKind::ocr, TaskKind::detect}) {
+    if (applies_to(tasks, task)) names.emplace_back(to_string(task));
+  }
+  if (names.size() == 3) return "all";
+  if (names.size() == 2) return names[0] + " and " + names[1];
+  return join(names, ", ");
+}
+
+const char* section_title(KeySection section) {
+  switch (section) {
+    case KeySection::run: return "What to train";
+    case KeySection::data: return "Data loading, shared augmentation and targets";
+    case KeySection::schedule: return "Batch geometry and schedule";
+    case KeySection::optim: return "Optimizer and EMA";
+    case KeySection::execution: return "Precision and compile";
+    case KeySection::dist: return "Distributed training";
+    case KeySection::output: return "Run folder, checkpoints and validation";
+    case KeySection::classify: return "Classification";
+    case KeySection::detect: return "Detection";
+    case KeySection::ocr: return "Text recognition (OCR)";
+  }
+  return "?";
+}
+
+const char* tool_name(ForeignTool tool) {
+  switch (tool) {
+    case ForeignTool::ultralytics: return "Ultralytics";
+    case ForeignTool::timm: return "timm";
+    case ForeignTool::easyocr: return "EasyOCR";
+  }
+  return "?";
+}
 
 const std::vector<RecipeKey>& recipe_keys() {
   static const std::vector<RecipeKey> table = build_table();
@@ -469,6 +636,27 @@ std::vector<std::string> recipe_key_names() {
   std::vector<std::string> names;
   for (const auto& key : recipe_keys()) names.push_back(key.name);
   return names;
+}
+
+std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings() {
+  std::vector<std::pair<std::string, ForeignSpelling>> spellings;
+  for (const auto& key : recipe_keys()) {
+    for (const auto& spelling : key.foreign) spellings.emplace_back(key.name, spelling);
+  }
+  for (const auto& spelling : keys_without_counterpart()) spellings.emplace_back("", spelling);
+  return spellings;
+}
+
+std::optional<ForeignMatch> find_foreign_spelling(const std::string& name) {
+  for (const auto& key : recipe_keys()) {
+    for (const auto& spelling : key.foreign) {
+      if (spelling.name == name) return ForeignMatch{&key, spelling};
+    }
+  }
+  for (const auto& spelling : keys_without_counterpart()) {
+    if (spelling.name == name) return ForeignMatch{nullptr, spelling};
+  }
+  return std::nullopt;
 }
 
 }  // namespace trainer

@@ -1,7 +1,12 @@
-// The table of recipe keys: one entry per key with its parser and printer. The table is the
-// single list of keys: parsing, did-you-mean, the resolved-recipe dump and the docs test use it.
+// The recipe key table: the one declaration of every key. A row says how the key is parsed and
+// printed, its accepted values, its one-line help, the tasks it changes anything for, whether it
+// may change when a run resumes, and the spellings other tools (Ultralytics, timm, EasyOCR) use
+// for it. Parsing, `trainer keys`, `trainer train --help`, docs/recipe-keys.md, the resume check,
+// the no-op warnings and the did-you-mean and foreign-spelling hints all read this table. The
+// typed field and its default live in config/settings.h.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,16 +21,64 @@ struct RecipeValue {
   std::string where;  // "configs/demo.yaml:4:8" or "override 'batch=abc'"
 };
 
+// The tasks a key changes anything for, one bit per TaskKind.
+using TaskMask = unsigned;
+inline constexpr TaskMask kClassify = 1u << static_cast<unsigned>(TaskKind::classify);
+inline constexpr TaskMask kOcr = 1u << static_cast<unsigned>(TaskKind::ocr);
+inline constexpr TaskMask kDetect = 1u << static_cast<unsigned>(TaskKind::detect);
+inline constexpr TaskMask kAllTasks = kClassify | kOcr | kDetect;
+inline bool applies_to(TaskMask tasks, TaskKind task) { return (tasks >> static_cast<unsigned>(task)) & 1u; }
+// "classify and detect", for messages and docs.
+std::string tasks_text(TaskMask tasks);
+
+// The table's sections: each is the Settings section (config/settings.h) of the same name.
+enum class KeySection { run, data, schedule, optim, execution, dist, output, classify, detect, ocr };
+const char* section_title(KeySection section);
+
+enum class ForeignTool { ultralytics, timm, easyocr };
+const char* tool_name(ForeignTool tool);
+
+// How a key that another tool spells differently is taken here.
+enum class ForeignMeaning {
+  same,       // accepted as our key, with an info line naming it
+  different,  // refused, with the reason
+};
+
+struct ForeignSpelling {
+  std::string name;  // as that tool spells it, dashes as underscores (timm's --clip-grad is clip_grad)
+  ForeignTool tool = ForeignTool::ultralytics;
+  ForeignMeaning meaning = ForeignMeaning::different;
+  std::string note;  // the reason it is refused, or what differs in detail where it is accepted
+};
+
 struct RecipeKey {
   std::string name;
-  bool is_bool = false;  // a bare `key` on the command line means key=true
+  KeySection section = KeySection::run;
+  TaskMask tasks = kAllTasks;
+  bool resumable = false;    // may change when a run resumes (resume=…) without resume_force
+  bool is_bool = false;      // a bare `key` on the command line means key=true
+  bool is_list = false;      // takes a YAML sequence, or comma-separated items in one value
+  std::string values;        // the accepted values as help and docs print them ("≥ 1", "auto, sgd, adamw")
+  std::string default_text;  // the default as docs print it, where the printed default value does not say it
+  std::string help;          // one line
+  std::vector<ForeignSpelling> foreign;
   std::function<void(Settings&, const RecipeValue&)> assign;
   std::function<std::string(const Settings&)> show;
-  bool is_list = false;  // takes a YAML sequence, or comma-separated items in one value
 };
 
 const std::vector<RecipeKey>& recipe_keys();
 const RecipeKey* find_recipe_key(const std::string& name);
 std::vector<std::string> recipe_key_names();
+
+// A key another tool spells `name`, with the row it belongs to (nullptr: no key of ours has that
+// meaning), or nullopt when no tool's spelling is `name`.
+struct ForeignMatch {
+  const RecipeKey* key = nullptr;
+  ForeignSpelling spelling;
+};
+std::optional<ForeignMatch> find_foreign_spelling(const std::string& name);
+// Every other tool's spelling, with the key it belongs to ("" where none of ours has its meaning),
+// in table order.
+std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings();
 
 }  // namespace trainer

@@ -89,27 +89,27 @@ const char* to_string(DistBackend value) {
   return "?";
 }
 
-std::vector<int64_t> ocr_bucket_widths(const Settings& settings) {
+std::vector<int64_t> ocr_bucket_widths(const OcrSettings& ocr) {
   std::vector<int64_t> widths;
-  if (!settings.bucket_widths.empty()) {
-    for (int64_t width : settings.bucket_widths) {
-      if (width < settings.img_w) widths.push_back(width);
+  if (!ocr.bucket_widths.empty()) {
+    for (int64_t width : ocr.bucket_widths) {
+      if (width < ocr.img_w) widths.push_back(width);
     }
   } else {
-    for (int64_t width = settings.bucket_step; width < settings.img_w; width += settings.bucket_step) widths.push_back(width);
+    for (int64_t width = ocr.bucket_step; width < ocr.img_w; width += ocr.bucket_step) widths.push_back(width);
   }
-  widths.push_back(settings.img_w);
+  widths.push_back(ocr.img_w);
   return widths;
 }
 
-std::string lr_scale_text(const Settings& settings) {
-  switch (settings.lr_scale) {
+std::string lr_scale_text(const ScheduleSettings& schedule) {
+  switch (schedule.lr_scale) {
     case LrScaleRule::none: return "none";
     case LrScaleRule::linear: return "linear";
     case LrScaleRule::sqrt: return "sqrt";
     case LrScaleRule::factor: {
       std::ostringstream out;
-      out << settings.lr_scale_factor;
+      out << schedule.lr_scale_factor;
       return out.str();
     }
   }

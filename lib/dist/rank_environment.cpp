@@ -60,8 +60,8 @@ std::optional<RankEnvironment> rank_environment() {
 WorldLayout planned_world(const Settings& settings) {
   if (const auto environment = rank_environment()) return environment->layout;
   WorldLayout layout;
-  layout.local_world_size = std::max<int64_t>(settings.nproc, 1);
-  layout.world_size = layout.local_world_size * settings.nnodes;
+  layout.local_world_size = std::max<int64_t>(settings.dist.nproc, 1);
+  layout.world_size = layout.local_world_size * settings.dist.nnodes;
   return layout;
 }
 

@@ -48,13 +48,13 @@ std::string autotune_key(const Task& task, const Settings& settings, const Train
   // Trainable parameters too: a frozen backbone changes what the backward pass costs.
   return fmt::format(
       "task={} model={} classes={} parameters={} trainable={} input={} accumulate={} amp={} device={} libtorch={}",
-      task.name(), settings.model, task.classes(), parameters.total, parameters.trainable, shape_text(input_shape),
+      task.name(), settings.run.model, task.classes(), parameters.total, parameters.trainable, shape_text(input_shape),
       plan.accumulate, amp_text(plan), device, TORCH_VERSION);
 }
 
 std::filesystem::path compile_cache_dir(const Settings& settings) {
-  return settings.compile_cache_dir.empty() ? std::filesystem::path(settings.project) / "compile-cache"
-                                            : std::filesystem::path(settings.compile_cache_dir);
+  return settings.execution.compile_cache_dir.empty() ? std::filesystem::path(settings.output.project) / "compile-cache"
+                                            : std::filesystem::path(settings.execution.compile_cache_dir);
 }
 
 std::filesystem::path AutotuneCache::file_for(const std::string& key) const {

@@ -74,7 +74,7 @@ std::string first_update_text(const std::vector<double>& parts) {
 
 std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
                                  int64_t count) {
-  const uint64_t seed = static_cast<uint64_t>(settings.seed);
+  const uint64_t seed = static_cast<uint64_t>(settings.run.seed);
   const auto batches = task.epoch_batches(seed, 0, plan.micro_batch);
   const Loader::Collate collate = task.train_collate(seed);
   std::vector<Batch> out;
@@ -99,7 +99,7 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
   TrainingComponents components = build_training_components(settings, plan, model);
   const std::unique_ptr<StepExecutor> executor =
       make_step_executor(task, *components.optimizer, *components.scaler, components.ema.get(),
-                         {plan.device, plan.amp_dtype, settings.grad_clip, config, settings.compile_cache_limit,
+                         {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, settings.execution.compile_cache_limit,
                           plan.micro_batch});
 
   ProbeMeasurement measurement;

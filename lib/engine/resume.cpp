@@ -10,14 +10,14 @@ namespace {
 
 // resume=true: the newest last.pt among <project>/<task>/<name>, <name>2, <name>3, …
 std::filesystem::path latest_last_checkpoint(const Settings& settings) {
-  const std::filesystem::path parent = std::filesystem::path(settings.project) / to_string(settings.task);
+  const std::filesystem::path parent = std::filesystem::path(settings.output.project) / to_string(settings.run.task);
   std::filesystem::path newest;
   std::filesystem::file_time_type newest_time;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(parent, error)) {
     const std::string folder = entry.path().filename().string();
-    if (folder.rfind(settings.name, 0) != 0) continue;
-    const std::string suffix = folder.substr(settings.name.size());
+    if (folder.rfind(settings.output.name, 0) != 0) continue;
+    const std::string suffix = folder.substr(settings.output.name.size());
     if (suffix.find_first_not_of("0123456789") != std::string::npos) continue;
     const auto candidate = entry.path() / "weights" / "last.pt";
     if (!std::filesystem::is_regular_file(candidate)) continue;
@@ -28,7 +28,7 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
     }
   }
   if (newest.empty()) {
-    throw UserError("resume=true: no " + (parent / (settings.name + "*") / "weights" / "last.pt").string() +
+    throw UserError("resume=true: no " + (parent / (settings.output.name + "*") / "weights" / "last.pt").string() +
                     " to resume from; give resume=PATH");
   }
   return newest;
@@ -36,20 +36,10 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
 
 }  // namespace
 
-const std::vector<std::string>& resumable_keys() {
-  // The launch keys too: a checkpoint resumes with any world size (docs/training.md says what is exact).
-  static const std::vector<std::string> keys{
-      "epochs",  "workers",     "prefetch",  "device",      "threads",      "save_period", "save_interval",
-      "patience", "val",        "plots",     "resume",      "resume_force", "project",     "name",
-      "exist_ok", "nproc",      "nnodes",    "node_rank",   "master_addr",  "master_port", "dist_backend",
-      "dist_timeout", "compile", "compile_cache_dir", "compile_cache_limit", "cache"};
-  return keys;
-}
-
 ResumePoint prepare_resume(const Settings& settings, const std::vector<std::string>& overrides) {
   ResumePoint point;
-  point.checkpoint_path = settings.resume == "true" ? latest_last_checkpoint(settings)
-                                                    : std::filesystem::path(settings.resume);
+  point.checkpoint_path = settings.output.resume == "true" ? latest_last_checkpoint(settings)
+                                                    : std::filesystem::path(settings.output.resume);
   point.checkpoint = load_checkpoint(point.checkpoint_path);
   point.run_folder = std::filesystem::absolute(point.checkpoint_path).parent_path().parent_path();
   const std::string origin = point.checkpoint_path.string() + ":recipe";
@@ -57,21 +47,24 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
   point.settings = load_settings_from_yaml(point.checkpoint.recipe, origin, overrides);
 
   std::vector<std::string> changed;
+  std::vector<std::string> resumable;
   for (const auto& key : recipe_keys()) {
-    const auto& allowed = resumable_keys();
-    if (std::find(allowed.begin(), allowed.end(), key.name) != allowed.end()) continue;
+    if (key.resumable) {
+      resumable.push_back(key.name);
+      continue;
+    }
     if (key.show(saved) != key.show(point.settings)) {
       changed.push_back(key.name + " (" + key.show(saved) + " -> " + key.show(point.settings) + ")");
     }
   }
-  if (!changed.empty() && !point.settings.resume_force) {
+  if (!changed.empty() && !point.settings.output.resume_force) {
     throw UserError("resuming " + point.checkpoint_path.string() + " with changed " + join(changed, ", ") +
-                    " would not continue the same run; only " + join(resumable_keys(), ", ") +
+                    " would not continue the same run; only " + join(resumable, ", ") +
                     " may change (add resume_force to resume anyway)");
   }
   if (!changed.empty()) spdlog::warn("resume_force: resuming with changed {}", join(changed, ", "));
-  if (point.checkpoint.epoch >= point.settings.epochs) {
-    throw UserError(point.checkpoint_path.string() + " finished all " + std::to_string(point.settings.epochs) +
+  if (point.checkpoint.epoch >= point.settings.schedule.epochs) {
+    throw UserError(point.checkpoint_path.string() + " finished all " + std::to_string(point.settings.schedule.epochs) +
                     " epochs; give epochs=N with N > " + std::to_string(point.checkpoint.epoch) + " to train on");
   }
   return point;

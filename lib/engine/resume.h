@@ -1,5 +1,5 @@
 // What `resume=` means: find the checkpoint, take its recipe, and allow the command line to
-// change only what does not break an exact continuation.
+// change only what does not break an exact continuation (the key table's resumable keys).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -20,8 +20,5 @@ struct ResumePoint {
 // `settings` were parsed from the command (its `resume` key is set); `overrides` are the raw
 // key=value arguments, applied on top of the checkpoint's recipe.
 ResumePoint prepare_resume(const Settings& settings, const std::vector<std::string>& overrides);
-
-// Keys a resumed run may change without losing exactness.
-const std::vector<std::string>& resumable_keys();
 
 }  // namespace trainer

@@ -35,7 +35,7 @@ torch::Tensor flat_gradients(const std::vector<torch::Tensor>& parameters) {
 // `micro_batch` samples, each loss divided by `normaliser` samples.
 torch::Tensor group_gradient(const Settings& settings, const TrainingPlan& plan, int64_t micro_batch,
                              int64_t micro_batches, int64_t normaliser) {
-  SmokeTask task(micro_batch * micro_batches, static_cast<uint64_t>(settings.seed));
+  SmokeTask task(micro_batch * micro_batches, static_cast<uint64_t>(settings.run.seed));
   task.model().to(plan.device);
   FusedOptimizerOptions options;
   options.kind = plan.optimizer;
@@ -61,18 +61,18 @@ torch::Tensor group_gradient(const Settings& settings, const TrainingPlan& plan,
 
 SmokeReport run_smoke(const Settings& recipe) {
   Settings settings = recipe;
-  settings.epochs = kEpochs;
-  settings.val = true;
-  settings.pretrained.clear();
+  settings.schedule.epochs = kEpochs;
+  settings.output.val = true;
+  settings.run.pretrained.clear();
   const TrainingPlan geometry = make_plan(settings, 1, 1, SmokeTask(1, 0).classes());
   const int64_t samples = geometry.micro_batch * geometry.accumulate * kUpdatesPerEpoch;
-  settings.warmup_updates = kUpdatesPerEpoch;
+  settings.schedule.warmup_updates = kUpdatesPerEpoch;
 
   SmokeReport report;
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / fmt::format("trainer-smoke-{}", ::getpid());
   std::filesystem::create_directories(folder / "weights");
-  SmokeTask task(samples, static_cast<uint64_t>(settings.seed));
+  SmokeTask task(samples, static_cast<uint64_t>(settings.run.seed));
   Trainer trainer(settings, task, folder);
   EpochLosses losses;
   trainer.add_observer(losses);

@@ -37,14 +37,14 @@ double seconds_since(Clock::time_point start) {
 
 ScheduleOptions schedule_options(const Settings& settings, const TrainingPlan& plan) {
   ScheduleOptions options;
-  options.kind = settings.scheduler;
+  options.kind = settings.schedule.scheduler;
   options.lr0 = plan.lr;
-  options.lrf = settings.lrf;
+  options.lrf = settings.schedule.lrf;
   options.total_updates = plan.total_updates;
   options.warmup_updates = plan.warmup_updates;
-  options.warmup_bias_lr = settings.warmup_bias_lr;
-  options.momentum = settings.momentum;
-  options.warmup_momentum = settings.warmup_momentum;
+  options.warmup_bias_lr = settings.schedule.warmup_bias_lr;
+  options.momentum = settings.optim.momentum;
+  options.warmup_momentum = settings.schedule.warmup_momentum;
   return options;
 }
 
@@ -182,7 +182,7 @@ ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& 
   ExecutionConfig chosen = resolved.candidates.empty()
                                ? resolved.config
                                : autotune_execution(task, settings, plan, resolved.candidates, collective);
-  if (chosen.graphs && settings.norm == NormKind::sync_batch && collective.distributed()) {
+  if (chosen.graphs && settings.run.norm == NormKind::sync_batch && collective.distributed()) {
     spdlog::warn("norm=syncbn all-reduces inside the forward pass, which is not captured in CUDA graphs here; "
                  "the steps run eagerly");
     chosen.graphs = false;
@@ -196,9 +196,9 @@ ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& 
 }  // namespace
 
 void configure_runtime(const Settings& settings, const WorldLayout& world) {
-  at::set_num_threads(static_cast<int>(resolve_threads(settings.threads, world)));
-  at::globalContext().setDeterministicCuDNN(settings.deterministic);
-  at::globalContext().setBenchmarkCuDNN(!settings.deterministic);
+  at::set_num_threads(static_cast<int>(resolve_threads(settings.run.threads, world)));
+  at::globalContext().setDeterministicCuDNN(settings.run.deterministic);
+  at::globalContext().setBenchmarkCuDNN(!settings.run.deterministic);
 }
 
 Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder, Collective& collective)
@@ -209,7 +209,7 @@ Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run
       plan_(plan_for(settings, task, collective.layout())) {}
 
 TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world) {
-  const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.seed), 0, settings.batch);
+  const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.run.seed), 0, settings.schedule.batch);
   return make_plan(settings, static_cast<int64_t>(task.train_indices().size()), static_cast<int64_t>(batches.size()),
                    task.classes(), world);
 }
@@ -222,7 +222,7 @@ TrainingSummary Trainer::fit() {
   model.train();
   broadcast_parameters_and_buffers(model, collective_);
   const SyncBatchNormScope sync_batch_norm(model, collective_);
-  if (settings_.norm == NormKind::batch && has_batch_norm(model) && plan_.micro_batch < kSmallBatchNormBatch) {
+  if (settings_.run.norm == NormKind::batch && has_batch_norm(model) && plan_.micro_batch < kSmallBatchNormBatch) {
     spdlog::warn("BatchNorm sees micro-batches of {} samples: its statistics do not accumulate, so batch {} x "
                  "accumulate {} is not a batch of {}; consider norm=gn or norm=frozen_bn{}",
                  plan_.micro_batch, plan_.micro_batch, plan_.accumulate, plan_.effective_batch,
@@ -256,11 +256,11 @@ TrainingSummary Trainer::fit() {
   // After every weight is in place (R5): a graph executor captures the tensors as they are now.
   const std::unique_ptr<StepExecutor> executor =
       make_step_executor(task_, optimizer, scaler, ema.get(),
-                         {plan_.device, plan_.amp_dtype, settings_.grad_clip, execution, settings_.compile_cache_limit,
+                         {plan_.device, plan_.amp_dtype, settings_.optim.grad_clip, execution, settings_.execution.compile_cache_limit,
                           plan_.micro_batch},
                          collective_);
   const ScheduleOptions schedule = schedule_options(settings_, plan_);
-  Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.seed)), settings_.workers, settings_.prefetch);
+  Loader loader(task_.train_collate(static_cast<uint64_t>(settings_.run.seed)), settings_.data.workers, settings_.data.prefetch);
   const std::string recipe = to_yaml(settings_);
   const std::filesystem::path last_path = run_folder_.empty() ? std::filesystem::path() : run_folder_ / "weights" / "last.pt";
 
@@ -323,7 +323,7 @@ TrainingSummary Trainer::fit() {
   for (; state.epoch < plan_.epochs; ++state.epoch) {
     const int64_t epoch = state.epoch;
     const auto epoch_start = Clock::now();
-    const auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.seed), epoch, plan_.micro_batch);
+    const auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.run.seed), epoch, plan_.micro_batch);
     TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.epoch_micro_batches,
                           "the task's batch count changed between epochs");
     const EpochShard shard(batches, state.anchor, plan_.accumulate, world);
@@ -369,7 +369,7 @@ TrainingSummary Trainer::fit() {
       if (group_done) {
         const bool epoch_done = state.micro_batch == shard.slots();
         const bool save_due =
-            settings_.save_interval > 0 && !epoch_done && state.updates % settings_.save_interval == 0;
+            settings_.output.save_interval > 0 && !epoch_done && state.updates % settings_.output.save_interval == 0;
         if (epoch_done || save_due || vote[1] > 0) {
           last_read = Clock::now();
           fold_statistics(epoch, updates_in_epoch, epoch_start, lr);
@@ -397,7 +397,7 @@ TrainingSummary Trainer::fit() {
     record.skipped_updates = state.totals.skipped;
     record.images_per_second = static_cast<double>(state.totals.samples) / std::max(record.seconds, 1e-9);
 
-    if (settings_.val || epoch + 1 == plan_.epochs) {
+    if (settings_.output.val || epoch + 1 == plan_.epochs) {
       for (auto* observer : observers_) observer->on_validation_start(epoch + 1);
       if (ema) ema->swap(model);
       // Each rank validates its share of the batches; the task combines every rank's partials.
@@ -431,15 +431,15 @@ TrainingSummary Trainer::fit() {
       save_checkpoint(last_path, checkpoint);
       summary.last_weights = last_path;
       if (record.best) save_checkpoint(run_folder_ / "weights" / "best.pt", checkpoint);
-      if (settings_.save_period > 0 && (epoch + 1) % settings_.save_period == 0) {
+      if (settings_.output.save_period > 0 && (epoch + 1) % settings_.output.save_period == 0) {
         save_checkpoint(run_folder_ / "weights" / ("epoch" + std::to_string(epoch + 1) + ".pt"), checkpoint);
       }
     }
     for (auto* observer : observers_) observer->on_epoch_end(record);
     summary.last_metrics = record.metrics;
     summary.epochs_run = epoch + 1;
-    if (state.stale_epochs >= settings_.patience) {
-      spdlog::info("stopping early: no improvement for {} epochs (patience), best epoch {}", settings_.patience,
+    if (state.stale_epochs >= settings_.output.patience) {
+      spdlog::info("stopping early: no improvement for {} epochs (patience), best epoch {}", settings_.output.patience,
                    state.best_epoch);
       break;
     }

@@ -8,12 +8,12 @@ TrainingComponents build_training_components(const Settings& settings, const Tra
                                              torch::nn::Module& model) {
   FusedOptimizerOptions optimizer_options;
   optimizer_options.kind = plan.optimizer;
-  optimizer_options.momentum = settings.momentum;
+  optimizer_options.momentum = settings.optim.momentum;
   TrainingComponents components;
   components.optimizer = std::make_unique<FusedOptimizer>(make_param_groups(model, plan.lr, plan.weight_decay),
                                                           optimizer_options);
   components.scaler = std::make_unique<LossScaler>(plan.loss_scaling, plan.device);
-  if (settings.ema) components.ema = std::make_unique<ModelEma>(model, settings.ema_decay, settings.ema_tau);
+  if (settings.optim.ema) components.ema = std::make_unique<ModelEma>(model, settings.optim.ema_decay, settings.optim.ema_tau);
   return components;
 }
 

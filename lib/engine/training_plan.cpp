@@ -15,14 +15,14 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 double scaled_lr(const Settings& settings, int64_t effective_batch) {
-  const double ratio = static_cast<double>(effective_batch) / static_cast<double>(settings.lr_base_batch);
-  switch (settings.lr_scale) {
-    case LrScaleRule::none: return settings.lr0;
-    case LrScaleRule::linear: return settings.lr0 * ratio;
-    case LrScaleRule::sqrt: return settings.lr0 * std::sqrt(ratio);
-    case LrScaleRule::factor: return settings.lr0 * std::pow(settings.lr_scale_factor, std::log2(ratio));
+  const double ratio = static_cast<double>(effective_batch) / static_cast<double>(settings.schedule.lr_base_batch);
+  switch (settings.schedule.lr_scale) {
+    case LrScaleRule::none: return settings.optim.lr0;
+    case LrScaleRule::linear: return settings.optim.lr0 * ratio;
+    case LrScaleRule::sqrt: return settings.optim.lr0 * std::sqrt(ratio);
+    case LrScaleRule::factor: return settings.optim.lr0 * std::pow(settings.schedule.lr_scale_factor, std::log2(ratio));
   }
-  return settings.lr0;
+  return settings.optim.lr0;
 }
 
 std::string format_double(double value) {
@@ -60,24 +60,24 @@ int64_t resolve_threads(int64_t threads, const WorldLayout& world) {
 
 TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
                        int64_t classes, const WorldLayout& world) {
-  if (train_samples <= 0) throw UserError("the training split of '" + settings.data + "' is empty");
+  if (train_samples <= 0) throw UserError("the training split of '" + settings.run.data + "' is empty");
   TrainingPlan plan;
-  plan.micro_batch = settings.batch;
+  plan.micro_batch = settings.schedule.batch;
   plan.world_size = world.world_size;
   // auto aims the effective batch, all ranks together, at nbs.
-  plan.accumulate = settings.accumulate.value_or(std::max<int64_t>(
-      std::llround(static_cast<double>(settings.nbs) / static_cast<double>(settings.batch * plan.world_size)), 1));
+  plan.accumulate = settings.schedule.accumulate.value_or(std::max<int64_t>(
+      std::llround(static_cast<double>(settings.schedule.nbs) / static_cast<double>(settings.schedule.batch * plan.world_size)), 1));
   plan.effective_batch = plan.micro_batch * plan.accumulate * plan.world_size;
   plan.train_samples = train_samples;
   plan.epoch_micro_batches = epoch_micro_batches;
   plan.micro_batches_per_epoch = slots_per_rank(epoch_micro_batches, plan.world_size);
   plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
-  plan.epochs = settings.epochs;
+  plan.epochs = settings.schedule.epochs;
   plan.total_updates = plan.updates_per_epoch * plan.epochs;
-  plan.warmup_updates = settings.warmup_updates.value_or(
-      std::llround(settings.warmup_epochs * static_cast<double>(plan.updates_per_epoch)));
+  plan.warmup_updates = settings.schedule.warmup_updates.value_or(
+      std::llround(settings.schedule.warmup_epochs * static_cast<double>(plan.updates_per_epoch)));
 
-  plan.optimizer = settings.optimizer;
+  plan.optimizer = settings.optim.kind;
   plan.lr = scaled_lr(settings, plan.effective_batch);
   if (plan.optimizer == OptimizerKind::automatic) {
     // Ultralytics' rule: AdamW at a class-count-dependent LR for short runs, else SGD at 0.01.
@@ -89,12 +89,12 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
       plan.lr = std::round(0.002 * 5.0 / (4.0 + static_cast<double>(classes)) * 1e6) / 1e6;
     }
   }
-  plan.weight_decay = settings.weight_decay * static_cast<double>(plan.effective_batch) /
-                      static_cast<double>(settings.nbs);
+  plan.weight_decay = settings.optim.weight_decay * static_cast<double>(plan.effective_batch) /
+                      static_cast<double>(settings.schedule.nbs);
 
-  plan.device = resolve_device(settings.device, world);
+  plan.device = resolve_device(settings.run.device, world);
   const bool cuda = plan.device.is_cuda();
-  switch (settings.amp) {
+  switch (settings.execution.amp) {
     case AmpMode::off: break;
     case AmpMode::automatic:
       // bf16 autocast on CPU is slower than fp32 without native bf16 units, so auto means fp32.
@@ -110,8 +110,8 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
     case AmpMode::bf16: plan.amp_dtype = at::kBFloat16; break;
   }
   plan.loss_scaling = plan.amp_dtype == at::kHalf;
-  plan.compile = settings.compile;
-  plan.threads = resolve_threads(settings.threads, world);
+  plan.compile = settings.execution.compile;
+  plan.threads = resolve_threads(settings.run.threads, world);
   return plan;
 }
 

@@ -14,44 +14,38 @@
 #include "util/error.h"
 
 namespace trainer {
-namespace {
-
-// Validation uses one fixed batch shape (R28): twice the training micro-batch, as Ultralytics.
-int64_t validation_batch(const Settings& settings) { return settings.batch * 2; }
-
-}  // namespace
-
-ClassifyTask::ClassifyTask(const Settings& settings, bool with_train_split) : settings_(settings) {
-  val_ = open_classify_dataset(settings.data, Split::val, settings.max_bad_fraction);
+ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, bool with_train_split)
+    : shared_(shared), classify_(classify) {
+  val_ = open_classify_dataset(shared.run.data, Split::val, shared.data.max_bad_fraction);
   if (with_train_split) {
-    train_ = open_classify_dataset(settings.data, Split::train, settings.max_bad_fraction);
+    train_ = open_classify_dataset(shared.run.data, Split::train, shared.data.max_bad_fraction);
     if (train_->class_names() != val_->class_names()) {
-      throw UserError(settings.data + ": the train and val splits have different classes");
+      throw UserError(shared.run.data + ": the train and val splits have different classes");
     }
-    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+    train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
   }
   class_names_ = val_->class_names();
   channels_ = val_->channels();
   normalization_ = val_->normalization();
-  imgsz_ = settings.imgsz.value_or(val_->native_size());
-  torch::manual_seed(static_cast<uint64_t>(settings.seed));
-  model_ = make_resnet(settings.model, channels_, classes(), settings.norm);
+  imgsz_ = shared.data.imgsz.value_or(val_->native_size());
+  torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
+  model_ = make_resnet(shared.run.model, channels_, classes(), shared.run.norm);
 }
 
 Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
   ClassifyAugment augment;
   augment.imgsz = imgsz_;
-  augment.crop_pad = settings_.crop_pad;
-  augment.fliplr = settings_.fliplr;
+  augment.crop_pad = classify_.crop_pad;
+  augment.fliplr = shared_.data.fliplr;
   augment.train = true;
-  augment.scale = settings_.scale;
-  augment.erasing = settings_.erasing;
-  augment.auto_augment = {settings_.auto_augment, settings_.randaugment_ops, settings_.randaugment_magnitude};
+  augment.scale = shared_.data.scale;
+  augment.erasing = classify_.erasing;
+  augment.auto_augment = {classify_.auto_augment, classify_.randaugment_ops, classify_.randaugment_magnitude};
   // Ultralytics' mapping of its HSV gains onto ColorJitter, which turns the hue half a turn at most.
-  augment.color_jitter = {settings_.hsv_v, settings_.hsv_v, settings_.hsv_s, std::min(settings_.hsv_h, 0.5)};
-  augment.mix = {settings_.mixup_alpha, settings_.cutmix_alpha, settings_.mixup_prob, settings_.mixup_switch_prob,
-                 settings_.label_smoothing, classes()};
+  augment.color_jitter = {shared_.data.hsv_v, shared_.data.hsv_v, shared_.data.hsv_s, std::min(shared_.data.hsv_h, 0.5)};
+  augment.mix = {classify_.mixup_alpha, classify_.cutmix_alpha, classify_.mixup_prob, classify_.mixup_switch_prob,
+                 shared_.data.label_smoothing, classes()};
   return make_classify_collate(*train_, augment, normalization_, seed);
 }
 
@@ -66,7 +60,7 @@ LossOutput ClassifyTask::loss(const Batch& batch) {
           : torch::nn::functional::cross_entropy(
                 logits, batch.target,
                 torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(
-                    settings_.label_smoothing));
+                    shared_.data.label_smoothing));
   return {total, total.detach().reshape({1})};
 }
 
@@ -92,7 +86,7 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
   augment.crop_pad = 0;
   augment.fliplr = 0;
   augment.train = false;
-  augment.crop_fraction = settings_.crop_fraction;
+  augment.crop_fraction = classify_.crop_fraction;
   return augment;
 }
 
@@ -105,9 +99,9 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   model_->eval();
   c10::InferenceMode inference;
   std::vector<std::string> predictions;
-  for (size_t first = 0; first < files.size(); first += static_cast<size_t>(settings_.batch)) {
+  for (size_t first = 0; first < files.size(); first += static_cast<size_t>(shared_.schedule.batch)) {
     std::vector<size_t> indices;
-    for (size_t i = first; i < std::min(files.size(), first + static_cast<size_t>(settings_.batch)); ++i) {
+    for (size_t i = first; i < std::min(files.size(), first + static_cast<size_t>(shared_.schedule.batch)); ++i) {
       indices.push_back(i);
     }
     const Batch batch = collate(indices, 0);
@@ -129,9 +123,9 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
 }
 
 std::vector<double> ClassifyTask::validation_partials(const torch::Device& device, const Shard& shard) {
-  const int64_t batch_size = validation_batch(settings_);
-  Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), settings_.workers,
-                settings_.prefetch);
+  const int64_t batch_size = validation_batch(shared_.schedule);
+  Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), shared_.data.workers,
+                shared_.data.prefetch);
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});
   const auto batches = shard_batches(make_batches(order, batch_size, false), shard);

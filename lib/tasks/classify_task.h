@@ -14,7 +14,7 @@ class ClassifyTask : public Task {
  public:
   // Opens both splits and builds the model; `with_train_split` false skips the training split
   // (validation and prediction of a saved model).
-  explicit ClassifyTask(const Settings& settings, bool with_train_split = true);
+  ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, bool with_train_split = true);
 
   std::string name() const override { return "classify"; }
   torch::nn::Module& model() override { return *model_; }
@@ -35,7 +35,8 @@ class ClassifyTask : public Task {
 
  private:
   ClassifyAugment evaluation_augment() const;
-  Settings settings_;
+  SharedTaskSettings shared_;
+  ClassifySettings classify_;
   std::unique_ptr<ImageDataset> train_;
   std::unique_ptr<ImageDataset> val_;
   std::vector<std::string> class_names_;

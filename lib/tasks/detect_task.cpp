@@ -39,8 +39,8 @@ constexpr double kPredictConfidence = 0.25;
 // matches them at Ultralytics' IoU 0.45.
 constexpr double kConfusionIou = 0.45;
 
-int64_t letterbox_side(const Settings& settings) {
-  const int64_t requested = settings.imgsz.value_or(640);
+int64_t letterbox_side(const DataSettings& data) {
+  const int64_t requested = data.imgsz.value_or(640);
   const int64_t side = (requested + kMaxStride - 1) / kMaxStride * kMaxStride;
   if (side != requested) {
     spdlog::warn("imgsz={} must be a multiple of YOLOv8's stride {}; using {}", requested, kMaxStride, side);
@@ -48,21 +48,21 @@ int64_t letterbox_side(const Settings& settings) {
   return side;
 }
 
-DetectDataConfig read_config(const Settings& settings) {
+DetectDataConfig read_config(const std::string& data) {
   std::error_code error;
-  if (!fs::is_regular_file(settings.data, error)) {
-    throw UserError("data=" + settings.data + " is not a file; task=detect reads an Ultralytics data.yaml (the "
+  if (!fs::is_regular_file(data, error)) {
+    throw UserError("data=" + data + " is not a file; task=detect reads an Ultralytics data.yaml (the "
                     "embedded set is made by `trainer data synth-detect`, giving data/synth-detect/data.yaml)");
   }
-  return read_detect_data_config(settings.data);
+  return read_detect_data_config(data);
 }
 
-DetectDataOptions data_options(const Settings& settings, int64_t classes) {
+DetectDataOptions data_options(const DetectSettings& detect, double max_bad_fraction, int64_t classes) {
   DetectDataOptions options;
   options.classes = classes;
-  options.strict = settings.strict;
-  options.single_class = settings.single_cls;
-  options.max_bad_fraction = settings.max_bad_fraction;
+  options.strict = detect.strict;
+  options.single_class = detect.single_cls;
+  options.max_bad_fraction = max_bad_fraction;
   return options;
 }
 
@@ -93,24 +93,24 @@ void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::v
 
 }  // namespace
 
-DetectTask::DetectTask(const Settings& settings, bool with_train_split)
-    : settings_(settings), config_(read_config(settings)), imgsz_(letterbox_side(settings)) {
+DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, bool with_train_split)
+    : shared_(shared), detect_(detect), config_(read_config(shared.run.data)), imgsz_(letterbox_side(shared.data)) {
   // Labels are checked against the data file's classes, so its names are replaced only after.
-  const DetectDataOptions options = data_options(settings, classes());
-  if (settings.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
+  const DetectDataOptions options = data_options(detect, shared.data.max_bad_fraction, classes());
+  if (detect.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
   val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
   if (with_train_split) {
     train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
-    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+    train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
   }
   // `val` and `predict` read each image once: nothing to keep for.
-  if (settings.cache == ImageCacheMode::ram && with_train_split) make_memos();
-  torch::manual_seed(static_cast<uint64_t>(settings.seed));
-  model_ = make_yolov8(settings.model, 3, classes());
+  if (detect.cache == ImageCacheMode::ram && with_train_split) make_memos();
+  torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
+  model_ = make_yolov8(shared.run.model, 3, classes());
   DetectionLossOptions loss_options;
-  loss_options.box = settings.box;
-  loss_options.cls = settings.cls;
-  loss_options.dfl = settings.dfl;
+  loss_options.box = detect.box;
+  loss_options.cls = detect.cls;
+  loss_options.dfl = detect.dfl;
   loss_ = std::make_unique<DetectionLoss>(classes(), model_->strides(), model_->reg_max(), loss_options);
 }
 
@@ -139,22 +139,22 @@ DetectAugment DetectTask::augment(bool train) const {
   DetectAugment augment;
   augment.imgsz = imgsz_;
   augment.train = train;
-  augment.max_boxes = settings_.max_boxes;
+  augment.max_boxes = detect_.max_boxes;
   if (!train) return augment;
-  augment.mosaic = settings_.mosaic;
+  augment.mosaic = detect_.mosaic;
   // close_mosaic counts the last epochs; a run shorter than it trains without mosaic throughout.
-  augment.close_mosaic_epoch = std::max<int64_t>(settings_.epochs - settings_.close_mosaic, 0);
-  augment.mixup = settings_.mixup;
-  augment.degrees = settings_.degrees;
-  augment.translate = settings_.translate;
-  augment.scale = settings_.scale;
-  augment.shear = settings_.shear;
-  augment.perspective = settings_.perspective;
-  augment.hsv_h = settings_.hsv_h;
-  augment.hsv_s = settings_.hsv_s;
-  augment.hsv_v = settings_.hsv_v;
-  augment.flipud = settings_.flipud;
-  augment.fliplr = settings_.fliplr;
+  augment.close_mosaic_epoch = std::max<int64_t>(shared_.schedule.epochs - detect_.close_mosaic, 0);
+  augment.mixup = detect_.mixup;
+  augment.degrees = shared_.data.degrees;
+  augment.translate = detect_.translate;
+  augment.scale = shared_.data.scale;
+  augment.shear = shared_.data.shear;
+  augment.perspective = detect_.perspective;
+  augment.hsv_h = shared_.data.hsv_h;
+  augment.hsv_s = shared_.data.hsv_s;
+  augment.hsv_v = shared_.data.hsv_v;
+  augment.flipud = detect_.flipud;
+  augment.fliplr = shared_.data.fliplr;
   return augment;
 }
 
@@ -196,31 +196,31 @@ LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forwar
 std::vector<torch::Tensor> DetectTask::detections(const std::vector<torch::Tensor>& levels, double confidence) const {
   NmsOptions nms;
   nms.confidence = confidence;
-  nms.iou = settings_.iou;
-  nms.max_detections = settings_.max_det;
+  nms.iou = detect_.iou;
+  nms.max_detections = detect_.max_det;
   return non_max_suppression(decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy).cpu(), nms);
 }
 
 std::vector<double> DetectTask::validation_partials(const torch::Device& device, const Shard& shard) {
   // One batch shape for all of validation (R28): twice the training micro-batch, the last padded.
-  const int64_t batch_size = settings_.batch * 2;
+  const int64_t batch_size = validation_batch(shared_.schedule);
   std::vector<size_t> order(val_->size());
   std::iota(order.begin(), order.end(), size_t{0});
   const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
   const DetectAugment evaluation = augment(false);
-  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), settings_.workers,
-                settings_.prefetch);
+  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), shared_.data.workers,
+                shared_.data.prefetch);
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
   DetectionMetrics metrics;
-  DetectionConfusion confusion(classes(), settings_.conf.value_or(kPredictConfidence), kConfusionIou);
+  DetectionConfusion confusion(classes(), detect_.conf.value_or(kPredictConfidence), kConfusionIou);
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
     std::vector<torch::Tensor> levels = model_->forward(input);
     for (auto& level : levels) level = level.narrow(0, 0, batch.size);
     loss_sums += (*loss_)(levels, batch.target).parts.to(torch::kFloat);
-    const std::vector<torch::Tensor> found = detections(levels, settings_.conf.value_or(kValidationConfidence));
+    const std::vector<torch::Tensor> found = detections(levels, detect_.conf.value_or(kValidationConfidence));
     const std::vector<size_t>& indices = batches[position];
     for (size_t row = 0; row < indices.size(); ++row) {
       const size_t index = indices[row];
@@ -290,8 +290,8 @@ Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) co
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                              const PredictOptions& options) {
   const std::vector<std::string> paths = image_paths(sources);
-  const fs::path folder = make_numbered_folder(fs::path(settings_.project) / name(), "predict", settings_.exist_ok);
-  const double confidence = settings_.conf.value_or(kPredictConfidence);
+  const fs::path folder = make_numbered_folder(options.project / name(), "predict", options.exist_ok);
+  const double confidence = detect_.conf.value_or(kPredictConfidence);
   const bool was_training = model_->is_training();
   model_->eval();
   c10::InferenceMode inference;

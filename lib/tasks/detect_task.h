@@ -17,7 +17,7 @@ namespace trainer {
 class DetectTask : public Task {
  public:
   // data = an Ultralytics data.yaml. `with_train_split` false skips the training images.
-  explicit DetectTask(const Settings& settings, bool with_train_split = true);
+  DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, bool with_train_split = true);
 
   std::string name() const override { return "detect"; }
   torch::nn::Module& model() override { return *model_; }
@@ -51,7 +51,8 @@ class DetectTask : public Task {
   // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] in letterbox pixels.
   std::vector<torch::Tensor> detections(const std::vector<torch::Tensor>& levels, double confidence) const;
 
-  Settings settings_;
+  SharedTaskSettings shared_;
+  DetectSettings detect_;
   DetectDataConfig config_;
   int64_t imgsz_ = 640;
   std::unique_ptr<DetectDataset> train_;

@@ -24,71 +24,72 @@ namespace fs = std::filesystem;
 // Decoded validation samples logged after each validation, so a user sees what the model reads.
 constexpr size_t kShownSamples = 4;
 
-fs::path split_root(const Settings& settings, const char* split) {
-  const fs::path root = fs::path(settings.data) / split;
+fs::path split_root(const std::string& data, const char* split) {
+  const fs::path root = fs::path(data) / split;
   std::error_code error;
   if (!fs::is_directory(root, error)) {
-    throw UserError("data=" + settings.data + " has no " + split + "/ folder; task=ocr expects a root with train/ "
+    throw UserError("data=" + data + " has no " + split + "/ folder; task=ocr expects a root with train/ "
                     "and val/, each holding folders of images with a labels.csv (EasyOCR's format). The embedded "
                     "sets are made by `trainer data digits` and `trainer data printed`");
   }
   return root;
 }
 
-OcrDataOptions data_options(const Settings& settings, bool train) {
+OcrDataOptions data_options(const OcrSettings& ocr, bool train) {
   OcrDataOptions options;
-  options.img_h = settings.img_h;
-  options.img_w = settings.img_w;
-  options.channels = settings.rgb ? 3 : 1;
-  options.batch_max_length = settings.batch_max_length;
-  options.sensitive = settings.sensitive;
-  options.data_filtering_off = settings.data_filtering_off;
-  if (train) options.select_data = settings.select_data;
+  options.img_h = ocr.img_h;
+  options.img_w = ocr.img_w;
+  options.channels = ocr.rgb ? 3 : 1;
+  options.batch_max_length = ocr.batch_max_length;
+  options.sensitive = ocr.sensitive;
+  options.data_filtering_off = ocr.data_filtering_off;
+  if (train) options.select_data = ocr.select_data;
   return options;
 }
 
-std::u32string charset_characters(const Settings& settings) {
-  if (settings.charset.empty()) {
-    return decode_utf8(settings.number + settings.symbol + settings.lang_char, "keys number + symbol + lang_char");
+std::u32string charset_characters(const std::string& data, const OcrSettings& ocr) {
+  if (ocr.charset.empty()) {
+    return decode_utf8(ocr.number + ocr.symbol + ocr.lang_char, "keys number + symbol + lang_char");
   }
-  if (settings.charset == "labels") {
+  if (ocr.charset == "labels") {
     // Validation labels count too: a character only they hold is then scored as an error instead
     // of its lines being dropped from the measurement.
-    std::u32string characters = label_characters(split_root(settings, "train"), data_options(settings, true)) +
-                                label_characters(split_root(settings, "val"), data_options(settings, false));
+    std::u32string characters = label_characters(split_root(data, "train"), data_options(ocr, true)) +
+                                label_characters(split_root(data, "val"), data_options(ocr, false));
     std::sort(characters.begin(), characters.end());
     characters.erase(std::unique(characters.begin(), characters.end()), characters.end());
     return characters;
   }
-  return decode_utf8(settings.charset, "key charset");
+  return decode_utf8(ocr.charset, "key charset");
 }
 
 std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) + "'"; }
 
 }  // namespace
 
-OcrTask::OcrTask(const Settings& settings, bool with_train_split) : settings_(settings) {
-  if (settings.model != "crnn") throw UserError("task=ocr trains model=crnn, got model=" + settings.model);
-  charset_ = std::make_unique<Charset>(charset_characters(settings), settings.charset.empty() ? "keys number + symbol + lang_char" : "key charset");
-  shape_.img_h = settings.img_h;
-  shape_.img_w = settings.img_w;
-  shape_.bucket_widths = ocr_bucket_widths(settings);
-  shape_.max_label_length = settings.batch_max_length;
+OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool with_train_split)
+    : shared_(shared), ocr_(ocr) {
+  if (shared.run.model != "crnn") throw UserError("task=ocr trains model=crnn, got model=" + shared.run.model);
+  charset_ = std::make_unique<Charset>(charset_characters(shared.run.data, ocr), ocr.charset.empty() ? "keys number + symbol + lang_char" : "key charset");
+  shape_.img_h = ocr.img_h;
+  shape_.img_w = ocr.img_w;
+  shape_.bucket_widths = ocr_bucket_widths(ocr);
+  shape_.max_label_length = ocr.batch_max_length;
   if (shape_.bucket_widths.front() < 8) {
     throw UserError("the narrowest OCR bucket is " + std::to_string(shape_.bucket_widths.front()) +
                     " px; the CRNN needs at least 8 (key buckets)");
   }
 
-  val_ = std::make_unique<OcrDataset>(split_root(settings, "val"), *charset_, data_options(settings, false));
+  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "val"), *charset_, data_options(ocr, false));
   for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
   if (with_train_split) {
-    train_ = std::make_unique<OcrDataset>(split_root(settings, "train"), *charset_, data_options(settings, true));
-    train_indices_ = subset_indices(train_->size(), settings.fraction, static_cast<uint64_t>(settings.seed));
+    train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "train"), *charset_, data_options(ocr, true));
+    train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
     for (size_t i = 0; i < train_->size(); ++i) {
       sampling_.bucket.push_back(bucket_of(shape_.bucket_widths, train_->width(i)));
       sampling_.group.push_back(train_->group(i));
     }
-    sampling_.group_ratio = settings.batch_ratio;
+    sampling_.group_ratio = ocr.batch_ratio;
     std::vector<int64_t> group_sizes(train_->group_names().size(), 0);
     for (size_t i : train_indices_) ++group_sizes[static_cast<size_t>(train_->group(i))];
     for (size_t g = 0; g < group_sizes.size(); ++g) {
@@ -99,14 +100,14 @@ OcrTask::OcrTask(const Settings& settings, bool with_train_split) : settings_(se
                    sampling_.group_ratio.empty() ? "" : fmt::format(" (batch_ratio {})", sampling_.group_ratio[g]));
     }
   }
-  torch::manual_seed(static_cast<uint64_t>(settings.seed));
+  torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = Crnn(CrnnOptions()
-                    .in_channels(settings.rgb ? 3 : 1)
-                    .output_channel(settings.output_channel)
-                    .hidden_size(settings.hidden_size)
+                    .in_channels(ocr.rgb ? 3 : 1)
+                    .output_channel(ocr.output_channel)
+                    .hidden_size(ocr.hidden_size)
                     .classes(classes())
-                    .norm(settings.norm)
-                    .dropout(settings.dropout));
+                    .norm(shared.run.norm)
+                    .dropout(ocr.dropout));
 }
 
 std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
@@ -116,9 +117,9 @@ std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t e
 Loader::Collate OcrTask::train_collate(uint64_t seed) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
   TextLineAugment augment;
-  augment.degrees = settings_.degrees;
-  augment.shear = settings_.shear;
-  augment.elastic = settings_.elastic;
+  augment.degrees = shared_.data.degrees;
+  augment.shear = shared_.data.shear;
+  augment.elastic = ocr_.elastic;
   return make_text_line_collate(*train_, *charset_, shape_, augment, seed);
 }
 
@@ -138,17 +139,17 @@ void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) 
 }
 
 LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
-  const torch::Tensor total = ctc_loss_sum(logits, batch.target, batch.target_lengths, settings_.label_smoothing);
+  const torch::Tensor total = ctc_loss_sum(logits, batch.target, batch.target_lengths, shared_.data.label_smoothing);
   return {total, total.detach().reshape({1})};
 }
 
 std::vector<double> OcrTask::validation_partials(const torch::Device& device, const Shard& shard) {
   // One fixed batch size for every validation batch (R28): twice the training micro-batch.
-  const int64_t batch_size = settings_.batch * 2;
+  const int64_t batch_size = validation_batch(shared_.schedule);
   std::vector<size_t> all(val_->size());
   std::iota(all.begin(), all.end(), size_t{0});
   const auto batches = shard_batches(bucket_batches_in_order(all, val_buckets_, batch_size), shard);
-  Loader loader(make_text_line_collate(*val_, *charset_, shape_), settings_.workers, settings_.prefetch);
+  Loader loader(make_text_line_collate(*val_, *charset_, shape_), shared_.data.workers, shared_.data.prefetch);
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
@@ -186,12 +187,12 @@ Metrics OcrTask::metrics(const std::vector<std::vector<double>>& partials) const
   return metrics;
 }
 
-void OcrTask::pin_derived_settings(Settings& settings) const { settings.charset = encode_utf8(charset_->characters()); }
+void OcrTask::pin_derived_settings(Settings& settings) const { settings.ocr.charset = encode_utf8(charset_->characters()); }
 
 std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                           const PredictOptions& options) {
   const std::vector<std::string> paths = image_paths(sources);
-  const int64_t channels = settings_.rgb ? 3 : 1;
+  const int64_t channels = ocr_.rgb ? 3 : 1;
   std::vector<cv::Mat> images;
   std::vector<int64_t> buckets;
   for (const auto& path : paths) {
@@ -204,7 +205,7 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
   const bool was_training = model_->is_training();
   model_->eval();
   c10::InferenceMode inference;
-  for (const auto& indices : bucket_batches_in_order(all, buckets, settings_.batch)) {
+  for (const auto& indices : bucket_batches_in_order(all, buckets, shared_.schedule.batch)) {
     std::vector<cv::Mat> batch_images;
     for (size_t i : indices) batch_images.push_back(images[i]);
     const Batch batch = collate_text_lines(batch_images, nullptr, *charset_, shape_);

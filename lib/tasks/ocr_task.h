@@ -16,7 +16,7 @@ class OcrTask : public Task, public LossSplit {
  public:
   // data = a root with train/ and val/, each holding EasyOCR label folders. `with_train_split`
   // false skips the training images (validation and prediction of a saved model).
-  explicit OcrTask(const Settings& settings, bool with_train_split = true);
+  OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool with_train_split = true);
 
   std::string name() const override { return "ocr"; }
   torch::nn::Module& model() override { return *model_; }
@@ -44,7 +44,8 @@ class OcrTask : public Task, public LossSplit {
                                    const PredictOptions& options) override;
 
  private:
-  Settings settings_;
+  SharedTaskSettings shared_;
+  OcrSettings ocr_;
   std::unique_ptr<Charset> charset_;
   std::unique_ptr<OcrDataset> train_;
   std::unique_ptr<OcrDataset> val_;

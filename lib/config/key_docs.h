@@ -1,0 +1,14 @@
+// What the key table tells people: docs/recipe-keys.md and the key list of `trainer train --help`,
+// both made from the table so that neither is kept by hand.
+#pragma once
+#include <string>
+
+namespace trainer {
+
+// The whole of docs/recipe-keys.md (`trainer keys --markdown` prints it; a test checks the file).
+std::string recipe_keys_markdown();
+
+// Every key by section with its default and help, for a command's --help.
+std::string recipe_keys_help();
+
+}  // namespace trainer
