@@ -3,8 +3,8 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "io/batch_plot.h"
-#include "io/plot_style.h"
+#include "plot/batch_plot.h"
+#include "plot/plot_style.h"
 #include "test_helpers.h"
 
 using namespace trainer;

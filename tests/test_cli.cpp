@@ -2,7 +2,7 @@
 // checkpoints Python reads; bad input exits non-zero with a message naming the problem.
 #include <catch2/catch.hpp>
 
-#include "io/results_csv.h"
+#include "run/results_csv.h"
 #include "test_helpers.h"
 #include "util/onednn_check.h"
 

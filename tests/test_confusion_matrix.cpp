@@ -4,8 +4,8 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "io/confusion_matrix_files.h"
-#include "tasks/confusion_matrix.h"
+#include "run/confusion_matrix_files.h"
+#include "tasks/confusion_counts.h"
 #include "test_helpers.h"
 
 using namespace trainer;

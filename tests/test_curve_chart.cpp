@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "io/curve_chart_plot.h"
-#include "io/plot_style.h"
-#include "io/validation_files.h"
+#include "plot/plot_style.h"
+#include "run/curve_chart_plot.h"
+#include "run/validation_files.h"
 #include "test_helpers.h"
 
 using namespace trainer;

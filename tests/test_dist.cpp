@@ -11,7 +11,7 @@
 #include "dist/gradient_all_reducer.h"
 #include "dist/process_group.h"
 #include "dist/rendezvous.h"
-#include "dist/sync_batch_norm.h"
+#include "dist/sync_batch_norm_scope.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
@@ -297,13 +297,12 @@ TEST_CASE("SyncBatchNorm2d over two ranks is BatchNorm2d over both ranks' sample
   run_ranks(2, [&](int64_t rank, Collective& group) {
     const auto r = static_cast<size_t>(rank);
     SyncBatchNorm2d& norm = norms[r];
-    norm->set_collective(&group);
+    const SyncBatchNormScope scope(*norm, group);
     const torch::Tensor half = input.narrow(0, 8 * rank, 8).clone().requires_grad_();
     const torch::Tensor output = norm(half);
     (output * upstream.narrow(0, 8 * rank, 8)).sum().backward();
     outputs[r] = output.detach(), input_grads[r] = half.grad(), weight_grads[r] = norm->weight.grad(),
     bias_grads[r] = norm->bias.grad();
-    norm->set_collective(nullptr);
   });
   CHECK(torch::allclose(torch::cat(outputs), expected, 1e-4, 1e-5));
   CHECK(torch::allclose(torch::cat(input_grads), whole.grad(), 1e-4, 1e-5));

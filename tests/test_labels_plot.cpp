@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "io/labels_plot.h"
-#include "io/plot_style.h"
+#include "plot/labels_plot.h"
+#include "plot/plot_style.h"
 #include "test_helpers.h"
 
 using namespace trainer;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "data/ocr_labels.h"
-#include "io/results_csv.h"
+#include "run/results_csv.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;

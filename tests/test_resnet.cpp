@@ -5,6 +5,7 @@
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "models/resnet.h"
+#include "models/trainable.h"
 #include "test_helpers.h"
 #include "util/error.h"
 

@@ -7,8 +7,8 @@
 
 #include "config/settings.h"
 #include "engine/execution_config.h"
+#include "engine/task.h"
 #include "engine/training_plan.h"
-#include "tasks/task.h"
 
 namespace trainer {
 

@@ -11,7 +11,7 @@
 #include "engine/fused_optimizer.h"
 #include "engine/loss_scaler.h"
 #include "engine/model_ema.h"
-#include "tasks/task.h"
+#include "engine/task.h"
 
 namespace trainer {
 

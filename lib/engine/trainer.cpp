@@ -8,7 +8,7 @@
 #include "data/sampler.h"
 #include "dist/epoch_shard.h"
 #include "dist/module_sync.h"
-#include "dist/sync_batch_norm.h"
+#include "dist/sync_batch_norm_scope.h"
 #include "engine/autotune.h"
 #include "engine/execution_config.h"
 #include "engine/generator_state.h"
@@ -18,7 +18,7 @@
 #include "engine/training_components.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
-#include "models/resnet.h"
+#include "models/trainable.h"
 #include "util/error.h"
 #include "util/memory.h"
 

@@ -9,11 +9,11 @@
 
 #include "config/settings.h"
 #include "dist/collective.h"
-#include "engine/training_observer.h"
 #include "engine/step_executor.h"
+#include "engine/task.h"
+#include "engine/training_observer.h"
 #include "engine/training_plan.h"
 #include "io/checkpoint.h"
-#include "tasks/task.h"
 
 namespace trainer {
 

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/curve_chart.h"
+#include "engine/metrics.h"
 #include "engine/training_plan.h"
-#include "tasks/confusion_matrix.h"
-#include "tasks/curve_chart.h"
 
 namespace trainer {
 

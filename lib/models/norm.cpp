@@ -1,6 +1,6 @@
 #include "models/norm.h"
 
-#include "dist/sync_batch_norm.h"
+#include "models/sync_batch_norm.h"
 
 namespace trainer {
 

@@ -36,7 +36,7 @@ TORCH_MODULE(FrozenBatchNorm2d);
 int64_t group_count(int64_t channels);
 
 // bn: BatchNorm2d; gn: GroupNorm (weight/bias only, no running statistics); frozen_bn:
-// FrozenBatchNorm2d; syncbn: SyncBatchNorm2d (dist/sync_batch_norm.h). Call forward with
+// FrozenBatchNorm2d; syncbn: SyncBatchNorm2d (models/sync_batch_norm.h). Call forward with
 // `norm.forward(x)`.
 torch::nn::AnyModule make_norm2d(NormKind kind, int64_t channels);
 

@@ -202,16 +202,4 @@ ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes
   return ResNet(ResNetOptions().depth(depth).in_channels(in_channels).classes(classes).norm(norm));
 }
 
-bool has_batch_norm(const torch::nn::Module& module) {
-  const auto uses_batch_statistics = [](const torch::nn::Module& m) {
-    return m.as<torch::nn::BatchNorm1d>() || m.as<torch::nn::BatchNorm2d>() ||
-           m.as<torch::nn::BatchNorm3d>();
-  };
-  if (uses_batch_statistics(module)) return true;
-  for (const auto& child : module.modules(/*include_self=*/false)) {
-    if (uses_batch_statistics(*child)) return true;
-  }
-  return false;
-}
-
 }  // namespace trainer

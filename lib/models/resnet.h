@@ -50,8 +50,4 @@ const std::vector<std::string>& resnet_names();
 // `name` is "resnet18", "resnet34" or "resnet50"; anything else throws UserError.
 ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm);
 
-// True when `module` or a descendant normalises with batch statistics (BatchNorm1d/2d/3d), so
-// small micro-batches hurt it. FrozenBatchNorm2d does not count: it uses running statistics.
-bool has_batch_norm(const torch::nn::Module& module);
-
 }  // namespace trainer

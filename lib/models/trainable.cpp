@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <torch/nn/modules/batchnorm.h>
+
 #include "util/error.h"
 #include "util/text.h"
 
@@ -72,6 +74,18 @@ std::vector<std::string> freeze_layers(torch::nn::Module& model, const FreezeSpe
     if (frozen_parameters.count(item.key()) > 0) item.value().set_requires_grad(false);
   }
   return frozen;
+}
+
+bool has_batch_norm(const torch::nn::Module& module) {
+  const auto uses_batch_statistics = [](const torch::nn::Module& m) {
+    return m.as<torch::nn::BatchNorm1d>() || m.as<torch::nn::BatchNorm2d>() ||
+           m.as<torch::nn::BatchNorm3d>();
+  };
+  if (uses_batch_statistics(module)) return true;
+  for (const auto& child : module.modules(/*include_self=*/false)) {
+    if (uses_batch_statistics(*child)) return true;
+  }
+  return false;
 }
 
 }  // namespace trainer

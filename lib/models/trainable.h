@@ -32,4 +32,8 @@ std::vector<std::string> layer_names(const torch::nn::Module& model);
 // parameter is under, a count beyond the model's layers, or a freeze that leaves nothing to train.
 std::vector<std::string> freeze_layers(torch::nn::Module& model, const FreezeSpec& spec);
 
+// True when `module` or a descendant normalises with batch statistics (BatchNorm1d/2d/3d), so
+// small micro-batches hurt it. FrozenBatchNorm2d does not count: it uses running statistics.
+bool has_batch_norm(const torch::nn::Module& module);
+
 }  // namespace trainer

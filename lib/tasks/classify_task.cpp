@@ -10,7 +10,8 @@
 #include "data/image_files.h"
 #include "data/open_dataset.h"
 #include "data/sampler.h"
-#include "io/batch_plot.h"
+#include "plot/batch_plot.h"
+#include "tasks/confusion_counts.h"
 #include "util/error.h"
 
 namespace trainer {

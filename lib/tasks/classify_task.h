@@ -5,8 +5,8 @@
 #include "config/settings.h"
 #include "data/classify_transform.h"
 #include "data/image_dataset.h"
+#include "engine/task.h"
 #include "models/resnet.h"
-#include "tasks/task.h"
 
 namespace trainer {
 

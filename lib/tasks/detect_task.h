@@ -8,9 +8,9 @@
 #include "data/detect_dataset.h"
 #include "data/detect_dataset_config.h"
 #include "data/image_memo.h"
+#include "engine/task.h"
 #include "models/yolov8.h"
 #include "tasks/detection_loss.h"
-#include "tasks/task.h"
 
 namespace trainer {
 

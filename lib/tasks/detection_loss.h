@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tasks/task.h"
+#include "engine/task.h"
 #include "tasks/task_aligned_assigner.h"
 
 namespace trainer {

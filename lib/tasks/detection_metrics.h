@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tasks/curve_chart.h"
+#include "engine/curve_chart.h"
 
 namespace trainer {
 

@@ -9,7 +9,7 @@
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
-#include "io/batch_plot.h"
+#include "plot/batch_plot.h"
 #include "tasks/ctc_decoder.h"
 #include "tasks/ctc_loss.h"
 #include "tasks/text_metrics.h"

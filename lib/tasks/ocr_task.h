@@ -7,8 +7,8 @@
 #include "data/charset.h"
 #include "data/ocr_dataset.h"
 #include "data/text_line_collate.h"
+#include "engine/task.h"
 #include "models/crnn.h"
-#include "tasks/task.h"
 
 namespace trainer {
 

@@ -1,7 +1,7 @@
 // A tiny, fast task for `trainer smoke` (R24) and the engine tests: a small conv net without
 // BatchNorm learning labels from a fixed random teacher on random 8x8 images.
 #pragma once
-#include "tasks/task.h"
+#include "engine/task.h"
 
 namespace trainer {
 

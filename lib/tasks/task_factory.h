@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "config/settings.h"
-#include "tasks/task.h"
+#include "engine/task.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "io/plot_style.h"
+#include "plot/plot_style.h"
 
 #include <opencv2/imgproc.hpp>
 

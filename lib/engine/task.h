@@ -15,8 +15,7 @@
 #include "data/batch.h"
 #include "data/loader.h"
 #include "data/sampler.h"
-#include "tasks/confusion_matrix.h"
-#include "tasks/curve_chart.h"
+#include "engine/metrics.h"
 
 namespace trainer {
 
@@ -30,14 +29,6 @@ struct PredictOptions {
   int digits = 3;     ///< decimals of the scores shown
   std::filesystem::path project = "runs";  ///< where a task that writes files makes <project>/<task>/predict
   bool exist_ok = false;                   ///< reuse that folder instead of numbering predict2, predict3 …
-};
-
-struct Metrics {
-  std::vector<std::pair<std::string, double>> values;
-  double fitness = 0;  ///< larger is better; picks best.pt and drives patience
-  std::vector<std::string> details;  ///< lines `trainer val` prints below the values (e.g. per-class AP)
-  std::optional<ConfusionMatrix> confusion;  ///< where the task has classes
-  std::vector<CurveChart> curves;            ///< where the task has some (detection's PR, F1, P and R)
 };
 
 // Pads a validation batch to the fixed validation batch size with zero rows (R28: one input shape);

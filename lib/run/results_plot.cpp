@@ -1,4 +1,4 @@
-#include "io/results_plot.h"
+#include "run/results_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_style.h"
-#include "io/results_csv.h"
+#include "plot/plot_style.h"
+#include "run/results_csv.h"
 
 namespace trainer {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <opencv2/core/types.hpp>
 
-#include "tasks/curve_chart.h"
+#include "engine/curve_chart.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "engine/smoke.h"
+#include "run/smoke.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/param_groups.h"
 #include "engine/eager_executor.h"
+#include "engine/param_groups.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"

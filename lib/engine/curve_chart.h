@@ -1,6 +1,6 @@
 // Per-class curves over one shared axis with their all-classes mean, as Ultralytics draws them
 // after a detection validation (PR_curve.png, F1_curve.png, P_curve.png, R_curve.png): the data a
-// task hands to io for drawing.
+// task reports with its metrics and the run's observers draw.
 #pragma once
 #include <string>
 #include <vector>

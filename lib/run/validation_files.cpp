@@ -1,7 +1,7 @@
-#include "io/validation_files.h"
+#include "run/validation_files.h"
 
-#include "io/confusion_matrix_files.h"
-#include "io/curve_chart_plot.h"
+#include "run/confusion_matrix_files.h"
+#include "run/curve_chart_plot.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "io/curve_chart_plot.h"
+#include "run/curve_chart_plot.h"
 
 #include <algorithm>
 #include <string>
@@ -8,7 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_style.h"
+#include "plot/plot_style.h"
 
 namespace trainer {
 namespace {

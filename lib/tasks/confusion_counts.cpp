@@ -1,4 +1,4 @@
-#include "tasks/confusion_matrix.h"
+#include "tasks/confusion_counts.h"
 
 #include <algorithm>
 #include <vector>

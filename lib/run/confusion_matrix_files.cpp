@@ -1,4 +1,4 @@
-#include "io/confusion_matrix_files.h"
+#include "run/confusion_matrix_files.h"
 
 #include <algorithm>
 #include <string>
@@ -9,7 +9,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_style.h"
+#include "plot/plot_style.h"
 #include "util/atomic_file.h"
 
 namespace trainer {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tasks/confusion_matrix.h"
+#include "engine/metrics.h"
 
 namespace trainer {
 

@@ -1,4 +1,4 @@
-#include "io/batch_plot.h"
+#include "plot/batch_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_style.h"
+#include "plot/plot_style.h"
 
 namespace trainer {
 namespace {

@@ -1,6 +1,6 @@
-// Which class the model says against which class is true, over a validation pass: Ultralytics'
-// ConfusionMatrix (rows predicted, columns true), for classification (top-1) and detection (boxes
-// matched by IoU whatever their class, with a background row and column for the unmatched).
+// The counts of Ultralytics' ConfusionMatrix (rows predicted, columns true; engine/metrics.h) over a
+// validation pass, for classification (top-1) and detection (boxes matched by IoU whatever their
+// class, with a background row and column for the unmatched).
 #pragma once
 #include <ATen/core/Tensor.h>
 
@@ -9,14 +9,6 @@
 #include <vector>
 
 namespace trainer {
-
-struct ConfusionMatrix {
-  std::vector<std::string> names;  ///< labels of rows and columns; detection's last is "background"
-  std::vector<int64_t> counts;     ///< row-major [predicted][true], names.size()² entries
-
-  size_t size() const { return names.size(); }
-  int64_t at(size_t predicted, size_t truth) const { return counts.at(predicted * size() + truth); }
-};
 
 // The counts of a detection validation, image by image, as Ultralytics' ConfusionMatrix.process_batch:
 // detections below `confidence` are ignored; every (ground truth, detection) pair whose IoU exceeds

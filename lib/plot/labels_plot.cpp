@@ -1,4 +1,4 @@
-#include "io/labels_plot.h"
+#include "plot/labels_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/image_file.h"
-#include "io/plot_style.h"
+#include "plot/plot_style.h"
 
 namespace trainer {
 namespace {

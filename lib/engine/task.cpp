@@ -1,4 +1,4 @@
-#include "tasks/task.h"
+#include "engine/task.h"
 
 #include "data/sampler.h"
 #include "util/error.h"

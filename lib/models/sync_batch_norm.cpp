@@ -1,4 +1,4 @@
-#include "dist/sync_batch_norm.h"
+#include "models/sync_batch_norm.h"
 
 #include <torch/autograd.h>
 
@@ -10,27 +10,21 @@ namespace {
 class AllReduceSum : public torch::autograd::Function<AllReduceSum> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& local,
-                               Collective* collective) {
-    context->saved_data["collective"] = reinterpret_cast<int64_t>(collective);
+                               RankSum* rank_sum) {
+    context->saved_data["rank_sum"] = reinterpret_cast<int64_t>(rank_sum);
     torch::Tensor pooled = local.clone();
-    collective->all_reduce(pooled);
+    rank_sum->sum_in_place(pooled);
     return pooled;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* context,
                                                  torch::autograd::variable_list grads) {
-    auto* collective = reinterpret_cast<Collective*>(context->saved_data["collective"].toInt());
+    auto* rank_sum = reinterpret_cast<RankSum*>(context->saved_data["rank_sum"].toInt());
     torch::Tensor pooled = grads[0].contiguous().clone();
-    collective->all_reduce(pooled);
+    rank_sum->sum_in_place(pooled);
     return {pooled, torch::Tensor()};
   }
 };
-
-void set_collectives(torch::nn::Module& module, Collective* collective) {
-  for (const auto& child : module.modules(/*include_self=*/true)) {
-    if (auto* norm = child->as<SyncBatchNorm2dImpl>()) norm->set_collective(collective);
-  }
-}
 
 }  // namespace
 
@@ -56,7 +50,7 @@ void SyncBatchNorm2dImpl::pretty_print(std::ostream& stream) const {
 
 torch::Tensor SyncBatchNorm2dImpl::forward(const torch::Tensor& input) {
   TORCH_CHECK(input.dim() == 4, "SyncBatchNorm2d expects a 4-d input, got ", input.dim(), "-d");
-  if (is_training() && collective_ && collective_->distributed()) return synchronised_forward(input);
+  if (is_training() && rank_sum_) return synchronised_forward(input);
   if (is_training()) num_batches_tracked += 1;
   return torch::batch_norm(input, weight, bias, running_mean, running_var, is_training(), *options.momentum(),
                            options.eps(), at::globalContext().userEnabledCuDNN());
@@ -73,7 +67,7 @@ torch::Tensor SyncBatchNorm2dImpl::synchronised_forward(const torch::Tensor& inp
   const double count = static_cast<double>(input.numel() / channels);
   const torch::Tensor local = torch::cat({centred.sum(reduced), centred.square().sum(reduced),
                                           torch::full({1}, count, centred.options())});
-  const torch::Tensor pooled = AllReduceSum::apply(local, collective_);
+  const torch::Tensor pooled = AllReduceSum::apply(local, rank_sum_);
   const torch::Tensor samples = pooled.narrow(0, 2 * channels, 1);
   const torch::Tensor mean = pooled.narrow(0, 0, channels) / samples;               // of the centred input
   const torch::Tensor variance = pooled.narrow(0, channels, channels) / samples - mean.square();  // biased
@@ -88,11 +82,5 @@ torch::Tensor SyncBatchNorm2dImpl::synchronised_forward(const torch::Tensor& inp
                                bias.view({1, channels, 1, 1});
   return output.to(input.scalar_type());
 }
-
-SyncBatchNormScope::SyncBatchNormScope(torch::nn::Module& module, Collective& collective) : module_(module) {
-  set_collectives(module_, &collective);
-}
-
-SyncBatchNormScope::~SyncBatchNormScope() { set_collectives(module_, nullptr); }
 
 }  // namespace trainer

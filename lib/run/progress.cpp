@@ -1,4 +1,4 @@
-#include "io/progress.h"
+#include "run/progress.h"
 
 #include <unistd.h>
 

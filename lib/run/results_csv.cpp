@@ -1,4 +1,4 @@
-#include "io/results_csv.h"
+#include "run/results_csv.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,0 +1,60 @@
+// The folders of lib/ form layers that point one way (README, "Development"): a file includes its
+// own folder, or folders below it, never one above. Reading the sources keeps the order true as
+// the code grows.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bottom to top. The README's "Development" paragraph states the same order.
+const std::vector<std::string> kLayers = {"util", "config", "data",   "io",    "plot", "models",
+                                          "dist", "engine", "tasks", "run", "apps"};
+
+int layer_of(const std::string& folder) {
+  for (size_t i = 0; i < kLayers.size(); ++i) {
+    if (kLayers[i] == folder) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("every #include under lib/ and apps/ points down the layers", "[layers]") {
+  const fs::path root = TRAINER_SOURCE_DIR;
+  const std::regex include_line(R"(^\s*#\s*include\s+"([^/"]+)/[^"]+")");
+  std::string upward;
+  size_t files = 0;
+  for (const char* top : {"lib", "apps"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string extension = entry.path().extension().string();
+      if (extension != ".h" && extension != ".cpp") continue;
+      ++files;
+      const fs::path relative = fs::relative(entry.path(), root);
+      const std::string folder = std::string(top) == "apps" ? "apps" : std::next(relative.begin())->string();
+      const int own = layer_of(folder);
+      INFO(relative.string());
+      REQUIRE(own >= 0);  // a new folder must be placed in kLayers (and the README)
+      std::ifstream in(entry.path());
+      std::string line;
+      for (int number = 1; std::getline(in, line); ++number) {
+        std::smatch match;
+        if (!std::regex_search(line, match, include_line)) continue;
+        const int included = layer_of(match[1].str());
+        if (included > own) upward += "\n" + relative.string() + ":" + std::to_string(number) + ": " + line;
+      }
+    }
+  }
+  CHECK(files > 100);
+  INFO("includes that point up the layers (util < config < data < io < plot < models < dist < engine < tasks < run "
+       "< apps):"
+       << upward);
+  CHECK(upward.empty());
+}
