@@ -183,8 +183,8 @@ TEST_CASE("mAP of shards merged through their values is the mAP of the whole", "
   add_second(whole);
   add_first(first);
   add_second(second);
-  merged.add_values(first.to_values());
-  merged.add_values(second.to_values());
+  merged.merge(first.pack());
+  merged.merge(second.pack());
   const DetectionSummary expected = whole.summarize(), actual = merged.summarize();
   CHECK(actual.classes == expected.classes);
   CHECK(actual.ap50 == expected.ap50);
@@ -192,7 +192,7 @@ TEST_CASE("mAP of shards merged through their values is the mAP of the whole", "
   CHECK(actual.precision == expected.precision);
   CHECK(actual.recall == expected.recall);
   CHECK(expected.map50_95 < expected.map50);  // the 0.72-IoU box makes the thresholds matter
-  CHECK_THROWS(merged.add_values({1.0, 0.0}));
+  CHECK_THROWS(merged.merge({1.0, 0.0}));
 }
 
 TEST_CASE("Ultralytics' PR, P, R and F1 curves of a hand-worked class, and their charts", "[detect]") {

@@ -90,75 +90,35 @@ void plot_training_data(const Task& task, const Settings& settings, const std::f
   }
 }
 
-}  // namespace
-
-int run_train(const CommonOptions& options) {
-  Settings settings = settings_of(options);
-  std::optional<ResumePoint> resume;
-  std::filesystem::path folder;
-  if (!settings.output.resume.empty()) {
-    if (options.config) throw UserError("resume takes its recipe from the checkpoint; drop --config");
-    resume = prepare_resume(settings, options.overrides);
-    settings = resume->settings;
-    settings.run.pretrained.clear();  // the checkpoint's weights replace any starting point
-    folder = resume->run_folder;
-  }
-  // Started by torchrun (or our launcher): one rank of a job. Asked for several processes
-  // without one: become the launcher of this machine's ranks.
-  const std::optional<RankEnvironment> rank = rank_environment();
-  if (!rank && launches_ranks(settings)) return launch_local_ranks(settings);
-  std::unique_ptr<Collective> process_group;
-  if (rank) {
-    process_group = join_process_group(*rank, settings.dist.backend, resolve_device(settings.run.device, rank->layout),
-                                       std::chrono::seconds(settings.dist.timeout));
-  }
-  Collective& collective = process_group ? *process_group : single_process();
-  const WorldLayout& world = collective.layout();
-  configure_runtime(settings, world);
-  // Only rank 0 writes the run folder and prints progress; the others log warnings and errors.
-  if (!world.is_main()) spdlog::set_level(spdlog::level::warn);
-
-  auto task = make_task(settings);
-  task->pin_derived_settings(settings);
-  if (!resume && world.is_main()) {
-    folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
-    write_file(folder / "args.yaml", to_yaml(settings));
-  }
-  Trainer trainer(settings, *task, world.is_main() ? folder : std::filesystem::path(), collective);
-  if (resume) trainer.resume_from(resume->checkpoint);
-  install_stop_signals();
-  trainer.set_stop_check(stop_signal);
+// Rank 0's observers of a run: the console, results.csv, results.png and the validation files.
+struct RunObservers {
   std::unique_ptr<ConsoleProgress> progress;
   std::unique_ptr<ResultsCsv> csv;
   std::unique_ptr<ResultsPlot> plot;
   std::unique_ptr<ValidationFiles> validation_files;
-  if (world.is_main()) {
-    const int64_t keep_epochs = resume ? resume->checkpoint.epoch : -1;
-    progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(options.quiet));
-    csv = std::make_unique<ResultsCsv>(folder / "results.csv", keep_epochs);
-    const std::filesystem::path old_rows = resume ? folder / "results.csv" : std::filesystem::path();
-    plot = std::make_unique<ResultsPlot>(folder / "results.png", old_rows);
-    trainer.add_observer(*progress);
-    if (settings.output.plots) trainer.add_observer(*plot);  // reads the old rows before the CSV rewrites them
-    trainer.add_observer(*csv);
-    validation_files = std::make_unique<ValidationFiles>(folder, settings.output.plots);
-    trainer.add_observer(*validation_files);
-    if (settings.output.plots && !resume) plot_training_data(*task, settings, folder);
-  }
-  TrainingSummary summary;
-  try {
-    summary = trainer.fit();
-  } catch (const TrainingInterrupted& interrupted) {
-    if (world.is_main()) {
-      std::fprintf(stderr, "\ninterrupted: saved %s; continue with: trainer train resume=%s\n",
-                   interrupted.checkpoint().string().c_str(), interrupted.checkpoint().string().c_str());
-    }
-    return 128 + interrupted.signal_number();
-  }
-  if (!world.is_main()) return 0;
+};
+
+// `resumed_epochs`: the epochs a resumed run's results.csv keeps (-1: a new run).
+RunObservers observe_run(Trainer& trainer, const Settings& settings, const RunFolder& folder, int64_t resumed_epochs,
+                         bool quiet) {
+  RunObservers observers;
+  const bool resumed = resumed_epochs >= 0;
+  observers.progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(quiet));
+  observers.csv = std::make_unique<ResultsCsv>(folder.results_csv(), resumed_epochs);
+  observers.plot =
+      std::make_unique<ResultsPlot>(folder.results_png(), resumed ? folder.results_csv() : std::filesystem::path());
+  trainer.add_observer(*observers.progress);
+  if (settings.output.plots) trainer.add_observer(*observers.plot);  // reads the old rows before the CSV rewrites them
+  trainer.add_observer(*observers.csv);
+  observers.validation_files = std::make_unique<ValidationFiles>(folder.root, settings.output.plots);
+  trainer.add_observer(*observers.validation_files);
+  return observers;
+}
+
+void print_summary(const TrainingSummary& summary, const RunFolder& folder, const Collective& collective) {
   std::printf("finished %lld epochs (%lld updates) in %.1f s; results in %s\n",
               static_cast<long long>(summary.epochs_run), static_cast<long long>(summary.updates), summary.seconds,
-              folder.string().c_str());
+              folder.root.string().c_str());
   const ExecutionReport& execution = summary.execution;
   std::printf("execution: %s; %lld input shape(s), %lld graph capture(s)%s%s\n", execution.executor.c_str(),
               static_cast<long long>(execution.input_shapes), static_cast<long long>(execution.graph_captures),
@@ -170,12 +130,71 @@ int run_train(const CommonOptions& options) {
                   : "");
   if (collective.distributed()) {
     std::printf("distributed: %lld ranks; gradients all-reduced %lld times in this run (once per update)\n",
-                static_cast<long long>(world.world_size), static_cast<long long>(summary.gradient_all_reduces));
+                static_cast<long long>(collective.layout().world_size),
+                static_cast<long long>(summary.gradient_all_reduces));
   }
   std::printf("final validation (epoch %lld):\n", static_cast<long long>(summary.epochs_run));
   print_metrics(summary.last_metrics);
   std::printf("best fitness %.4f at epoch %lld: %s\n", summary.best_fitness, static_cast<long long>(summary.best_epoch),
               summary.best_weights.string().c_str());
+}
+
+// Started by torchrun (or our launcher): this process is one rank of a job; else the whole job.
+std::unique_ptr<Collective> join_job(const Settings& settings) {
+  const std::optional<RankEnvironment> rank = rank_environment();
+  if (!rank) return nullptr;
+  return join_process_group(*rank, settings.dist.backend, resolve_device(settings.run.device, rank->layout),
+                            std::chrono::seconds(settings.dist.timeout));
+}
+
+}  // namespace
+
+int run_train(const CommonOptions& options) {
+  Settings settings = settings_of(options);
+  std::optional<ResumePoint> resume;
+  RunFolder folder;
+  if (!settings.output.resume.empty()) {
+    if (options.config) throw UserError("resume takes its recipe from the checkpoint; drop --config");
+    resume = prepare_resume(settings, options.overrides);
+    settings = resume->settings;
+    settings.run.pretrained.clear();  // the checkpoint's weights replace any starting point
+    folder = resume->run_folder;
+  }
+  // Asked for several processes outside a job: become the launcher of this machine's ranks.
+  if (!rank_environment() && launches_ranks(settings)) return launch_local_ranks(settings);
+  const std::unique_ptr<Collective> process_group = join_job(settings);
+  Collective& collective = process_group ? *process_group : single_process();
+  const bool main_rank = collective.layout().is_main();
+  configure_runtime(settings, collective.layout());
+  // Only rank 0 writes the run folder and prints progress; the others log warnings and errors.
+  if (!main_rank) spdlog::set_level(spdlog::level::warn);
+
+  auto task = make_task(settings);
+  task->pin_derived_settings(settings);
+  if (!resume && main_rank) {
+    folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
+    write_file(folder.args(), to_yaml(settings));
+  }
+  Trainer trainer(settings, *task, main_rank ? folder.root : std::filesystem::path(), collective);
+  if (resume) trainer.resume_from(resume->checkpoint);
+  install_stop_signals();
+  trainer.set_stop_check(stop_signal);
+  RunObservers observers;
+  if (main_rank) {
+    observers = observe_run(trainer, settings, folder, resume ? resume->checkpoint.epoch : -1, options.quiet);
+    if (settings.output.plots && !resume) plot_training_data(*task, settings, folder.root);
+  }
+  TrainingSummary summary;
+  try {
+    summary = trainer.fit();
+  } catch (const TrainingInterrupted& interrupted) {
+    if (main_rank) {
+      std::fprintf(stderr, "\ninterrupted: saved %s; continue with: trainer train resume=%s\n",
+                   interrupted.checkpoint().string().c_str(), interrupted.checkpoint().string().c_str());
+    }
+    return 128 + interrupted.signal_number();
+  }
+  if (main_rank) print_summary(summary, folder, collective);
   return 0;
 }
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "engine/shape_registry.h"
-#include "io/json.h"
+#include "io/json_reader.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/memory.h"
@@ -26,17 +26,10 @@ uint64_t fnv1a(const std::string& text) {
   return hash;
 }
 
-Json boolean(bool value) {
-  Json json;
-  json.kind = Json::Kind::boolean;
-  json.boolean = value;
-  return json;
-}
-
 bool member_flag(const Json& object, const char* name) {
-  const Json* member = object.find(name);
-  if (!member || !member->is(Json::Kind::boolean)) throw JsonError(std::string("no boolean '") + name + "'");
-  return member->boolean;
+  const auto member = object.find(name);
+  if (member == object.end() || !member->is_boolean()) throw JsonError(std::string("no boolean '") + name + "'");
+  return member->get<bool>();
 }
 
 }  // namespace
@@ -69,11 +62,14 @@ std::optional<ExecutionConfig> AutotuneCache::find(const std::string& key) const
   text << in.rdbuf();
   try {
     const Json json = parse_json(text.str());
-    const Json* stored_key = json.find("key");
+    if (!json.is_object()) throw JsonError("not a JSON object");
+    const auto stored_key = json.find("key");
     // A hash collision or a hand-edited file: measure again rather than trust it.
-    if (!stored_key || stored_key->text != key) return std::nullopt;
-    const Json* decision = json.find("decision");
-    if (!decision) throw JsonError("no 'decision'");
+    if (stored_key == json.end() || !stored_key->is_string() || stored_key->get<std::string>() != key) {
+      return std::nullopt;
+    }
+    const auto decision = json.find("decision");
+    if (decision == json.end() || !decision->is_object()) throw JsonError("no 'decision'");
     ExecutionConfig config;
     config.channels_last = member_flag(*decision, "channels_last");
     config.graphs = member_flag(*decision, "graphs");
@@ -88,26 +84,25 @@ std::optional<ExecutionConfig> AutotuneCache::find(const std::string& key) const
 
 void AutotuneCache::store(const std::string& key, const ExecutionConfig& decision,
                           const std::vector<ProbeMeasurement>& measurements) const {
-  const auto flags = [](const ExecutionConfig& config) {
-    return Json::object({{"channels_last", boolean(config.channels_last)},
-                         {"graphs", boolean(config.graphs)},
-                         {"cudnn_benchmark", boolean(config.cudnn_benchmark)},
-                         {"tf32", boolean(config.tf32)}});
-  };
-  std::vector<Json> measured;
+  Json measured = Json::array();
   for (const ProbeMeasurement& m : measurements) {
-    measured.push_back(Json::object({{"config", Json::string(m.config.describe())},
-                                     {"first_update_seconds", Json::number(m.first_update_seconds)},
-                                     {"seconds_per_update", Json::number(m.seconds_per_update)},
-                                     {"peak_memory_mb", Json::number(m.peak_memory_mb)}}));
+    measured.push_back({{"config", m.config.describe()},
+                        {"first_update_seconds", m.first_update_seconds},
+                        {"seconds_per_update", m.seconds_per_update},
+                        {"peak_memory_mb", m.peak_memory_mb}});
   }
-  const Json json = Json::object(
-      {{"key", Json::string(key)}, {"decision", flags(decision)}, {"measured", Json::array(std::move(measured))}});
+  const Json json = {{"key", key},
+                     {"decision",
+                      {{"channels_last", decision.channels_last},
+                       {"graphs", decision.graphs},
+                       {"cudnn_benchmark", decision.cudnn_benchmark},
+                       {"tf32", decision.tf32}}},
+                     {"measured", std::move(measured)}};
   const std::filesystem::path path = file_for(key);
   std::error_code error;
   std::filesystem::create_directories(folder_, error);
   if (error) throw UserError("cannot create compile_cache_dir " + folder_.string() + ": " + error.message());
-  write_file_atomically(path, dump_json(json) + "\n");
+  write_file_atomically(path, json.dump() + "\n");
 }
 
 ExecutionConfig autotune_execution(Task& task, const Settings& settings, const TrainingPlan& plan,

@@ -12,6 +12,7 @@
 #include "engine/generator_state.h"
 #include "engine/step_executor.h"
 #include "engine/training_components.h"
+#include "engine/update_step.h"
 #include "util/memory.h"
 
 namespace trainer {
@@ -102,9 +103,12 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
                          {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, settings.execution.compile_cache_limit,
                           plan.micro_batch});
 
+  UpdateStep step(*executor, *components.optimizer, settings, plan);
+
   ProbeMeasurement measurement;
   measurement.config = config;
   size_t next = 0;
+  int64_t updates = 0;
   int64_t samples = 0;
   // `parts` (the first update only): the time of each micro-step and of the update, each waited
   // for on the device (read_stats() does), so a slow first update shows where its time went.
@@ -121,11 +125,11 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
     };
     for (int64_t m = 0; m < plan.accumulate; ++m) {
       const Batch& batch = batches[next++ % batches.size()];
-      executor->micro_step(batch, batch.size * plan.accumulate);
+      step.micro_step(batch, batch.size * plan.accumulate);
       samples += batch.size;
       lap();
     }
-    executor->update();
+    step.update(updates++);
     lap();
   };
   reset_peak_memory(plan.device);

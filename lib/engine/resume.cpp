@@ -19,7 +19,7 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
     if (folder.rfind(settings.output.name, 0) != 0) continue;
     const std::string suffix = folder.substr(settings.output.name.size());
     if (suffix.find_first_not_of("0123456789") != std::string::npos) continue;
-    const auto candidate = entry.path() / "weights" / "last.pt";
+    const auto candidate = RunFolder{entry.path()}.last();
     if (!std::filesystem::is_regular_file(candidate)) continue;
     const auto time = std::filesystem::last_write_time(candidate);
     if (newest.empty() || time > newest_time) {
@@ -28,7 +28,7 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
     }
   }
   if (newest.empty()) {
-    throw UserError("resume=true: no " + (parent / (settings.output.name + "*") / "weights" / "last.pt").string() +
+    throw UserError("resume=true: no " + RunFolder{parent / (settings.output.name + "*")}.last().string() +
                     " to resume from; give resume=PATH");
   }
   return newest;
@@ -41,7 +41,7 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
   point.checkpoint_path = settings.output.resume == "true" ? latest_last_checkpoint(settings)
                                                     : std::filesystem::path(settings.output.resume);
   point.checkpoint = load_checkpoint(point.checkpoint_path);
-  point.run_folder = std::filesystem::absolute(point.checkpoint_path).parent_path().parent_path();
+  point.run_folder = RunFolder::of_checkpoint(point.checkpoint_path);
   const std::string origin = point.checkpoint_path.string() + ":recipe";
   const Settings saved = load_settings_from_yaml(point.checkpoint.recipe, origin, {});
   point.settings = load_settings_from_yaml(point.checkpoint.recipe, origin, overrides);

@@ -7,12 +7,13 @@
 
 #include "config/settings.h"
 #include "io/checkpoint.h"
+#include "io/run_folder.h"
 
 namespace trainer {
 
 struct ResumePoint {
   std::filesystem::path checkpoint_path;
-  std::filesystem::path run_folder;  ///< the folder holding weights/last.pt
+  RunFolder run_folder;  ///< the folder holding weights/last.pt
   Checkpoint checkpoint;
   Settings settings;                 ///< the checkpoint's recipe with the allowed overrides applied
 };

@@ -28,14 +28,12 @@ void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t 
   if (was_training) model.train();
 }
 
-std::vector<double> add_up(const std::vector<std::vector<double>>& partials) {
-  std::vector<double> sums;
-  for (const auto& partial : partials) {
-    if (sums.empty()) sums.assign(partial.size(), 0.0);
-    TORCH_CHECK(partial.size() == sums.size(), "validation partials of different layouts");
-    for (size_t i = 0; i < partial.size(); ++i) sums[i] += partial[i];
-  }
-  return sums;
+Metrics Task::validate(const torch::Device& device, const Shard& shard, Collective& collective) {
+  const std::vector<Meter*> meters = validation_meters();
+  for (Meter* meter : meters) meter->reset();
+  validate_shard(device, shard);
+  sum_over_ranks(meters, collective);
+  return metrics();
 }
 
 std::vector<std::vector<size_t>> Task::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {

@@ -15,6 +15,8 @@
 #include "data/batch.h"
 #include "data/loader.h"
 #include "data/sampler.h"
+#include "dist/collective.h"
+#include "engine/meters.h"
 #include "engine/metrics.h"
 
 namespace trainer {
@@ -43,9 +45,6 @@ using ValidationVisit = std::function<void(size_t position, const Batch& batch, 
 // output rows past batch.size it drops.
 void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t batches, int64_t rows,
                                const torch::Device& device, const ValidationVisit& visit);
-
-// Element-wise sum of partial results that are sums (counts, loss totals) of equal layout.
-std::vector<double> add_up(const std::vector<std::vector<double>>& partials);
 
 // A task's loss() cut at the model's output: loss(batch) computes
 // loss_of_output(model_output(batch), batch). A task whose loss cannot be captured in a CUDA
@@ -91,14 +90,17 @@ class Task {
   // task keeps them to a few (buckets). Other dimensions change only in a short last batch.
   virtual std::vector<int64_t> dynamic_input_dims() const { return {}; }
   virtual std::vector<std::string> metric_names() const = 0;
+  // The meters a validation pass fills (engine/meters.h), owned by the task.
+  virtual std::vector<Meter*> validation_meters() = 0;
   // Evaluates model() as it is now (the engine swaps EMA weights in) in inference mode on this
-  // shard of the validation batches. Returns the shard's partial results (their layout is the
-  // task's): a distributed run splits validation among its ranks and gathers every rank's.
-  virtual std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) = 0;
-  // The metrics of the partial results of all shards.
-  virtual Metrics metrics(const std::vector<std::vector<double>>& partials) const = 0;
-  // The whole validation split in this process.
-  Metrics validate(const torch::Device& device) { return metrics({validation_partials(device, {})}); }
+  // shard of the validation batches, adding to validation_meters(). A distributed run splits
+  // validation among its ranks and sums the meters over them.
+  virtual void validate_shard(const torch::Device& device, const Shard& shard) = 0;
+  // The metrics of the meters as they stand.
+  virtual Metrics metrics() const = 0;
+  // One validation: the meters reset, this rank's shard of `shard.count` (all of it by default)
+  // validated, the meters summed over `collective`'s ranks, the metrics.
+  Metrics validate(const torch::Device& device, const Shard& shard = {}, Collective& collective = single_process());
   // Draws a batch made by train_collate() with its labels into `path` (train_batch0.jpg, …); a
   // task without a picture of its samples (smoke) draws nothing.
   virtual void plot_batch(const Batch& batch, const std::filesystem::path& path) const {}

@@ -16,12 +16,15 @@ std::filesystem::path make_numbered_folder(const std::filesystem::path& parent, 
   return folder;
 }
 
-std::filesystem::path make_run_folder(const std::string& project, const std::string& task,
-                                      const std::string& name, bool exist_ok) {
-  const std::filesystem::path folder = make_numbered_folder(std::filesystem::path(project) / task, name, exist_ok);
+RunFolder RunFolder::of_checkpoint(const std::filesystem::path& checkpoint) {
+  return {std::filesystem::absolute(checkpoint).parent_path().parent_path()};
+}
+
+RunFolder make_run_folder(const std::string& project, const std::string& task, const std::string& name, bool exist_ok) {
+  const RunFolder folder{make_numbered_folder(std::filesystem::path(project) / task, name, exist_ok)};
   std::error_code error;
-  std::filesystem::create_directories(folder / "weights", error);
-  if (error) throw UserError("cannot create run folder " + folder.string() + ": " + error.message());
+  std::filesystem::create_directories(folder.weights(), error);
+  if (error) throw UserError("cannot create run folder " + folder.root.string() + ": " + error.message());
   return folder;
 }
 

@@ -5,9 +5,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 
-#include "io/json.h"
+#include "io/json_reader.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_write.h"
@@ -101,28 +100,35 @@ struct Header {
   uint64_t data_start = 0;  ///< file offset of the byte buffer
 };
 
+// A plain non-negative integer that fits 64 bits (no sign, fraction or exponent).
+bool to_uint64(const Json& value, uint64_t& out) {
+  if (!value.is_number_unsigned()) return false;
+  out = value.get<uint64_t>();
+  return true;
+}
+
 Entry parse_entry(const std::string& path, const std::string& name, const Json& info, uint64_t data_size) {
   const auto bad = [&](const std::string& what) {
     return UserError(path + ": tensor '" + name + "' " + what);
   };
-  if (!info.is(Json::Kind::object)) throw bad("is not described by a JSON object");
+  if (!info.is_object()) throw bad("is not described by a JSON object");
   Entry entry;
   entry.name = name;
 
-  const Json* dtype = info.find("dtype");
-  if (!dtype || !dtype->is(Json::Kind::string)) throw bad("has no \"dtype\" string");
-  if (!dtype_of(dtype->text, entry.dtype)) {
-    throw bad("has dtype \"" + dtype->text + "\", which this trainer does not read (known: F64 F32 F16 BF16 I64 "
-              "I32 I16 I8 U8 BOOL)");
+  const auto dtype = info.find("dtype");
+  if (dtype == info.end() || !dtype->is_string()) throw bad("has no \"dtype\" string");
+  if (!dtype_of(dtype->get<std::string>(), entry.dtype)) {
+    throw bad("has dtype \"" + dtype->get<std::string>() +
+              "\", which this trainer does not read (known: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL)");
   }
 
-  const Json* shape = info.find("shape");
-  if (!shape || !shape->is(Json::Kind::array)) throw bad("has no \"shape\" array");
+  const auto shape = info.find("shape");
+  if (shape == info.end() || !shape->is_array()) throw bad("has no \"shape\" array");
   uint64_t numel = 1;
   bool overflow = false;
-  for (const Json& dim : shape->items) {
+  for (const Json& dim : *shape) {
     uint64_t size = 0;
-    if (!dim.to_uint64(size) || size > uint64_t(INT64_MAX)) throw bad("has a shape entry that is not a size");
+    if (!to_uint64(dim, size) || size > uint64_t(INT64_MAX)) throw bad("has a shape entry that is not a size");
     entry.shape.push_back(int64_t(size));
     overflow = overflow || __builtin_mul_overflow(numel, size, &numel);
   }
@@ -130,9 +136,9 @@ Entry parse_entry(const std::string& path, const std::string& name, const Json& 
   uint64_t bytes = 0;
   overflow = overflow || __builtin_mul_overflow(numel, itemsize, &bytes);
 
-  const Json* offsets = info.find("data_offsets");
-  if (!offsets || !offsets->is(Json::Kind::array) || offsets->items.size() != 2 ||
-      !offsets->items[0].to_uint64(entry.begin) || !offsets->items[1].to_uint64(entry.end)) {
+  const auto offsets = info.find("data_offsets");
+  if (offsets == info.end() || !offsets->is_array() || offsets->size() != 2 || !to_uint64((*offsets)[0], entry.begin) ||
+      !to_uint64((*offsets)[1], entry.end)) {
     throw bad("has no \"data_offsets\" pair of byte offsets");
   }
   if (entry.end < entry.begin) {
@@ -177,22 +183,20 @@ Header read_header(std::ifstream& file, const std::string& path) {
   } catch (const JsonError& error) {
     throw UserError(path + ": corrupt safetensors header (" + error.what() + ")");
   }
-  if (!json.is(Json::Kind::object)) throw UserError(path + ": safetensors header is not a JSON object");
+  if (!json.is_object()) throw UserError(path + ": safetensors header is not a JSON object");
 
   Header header;
   header.data_start = 8 + header_size;
   const uint64_t data_size = file_size - header.data_start;
-  for (const auto& [name, info] : json.members) {
+  for (const auto& [name, info] : json.items()) {
     if (name != kMetadataKey) {
       header.entries.push_back(parse_entry(path, name, info, data_size));
       continue;
     }
-    if (!info.is(Json::Kind::object)) throw UserError(path + ": \"__metadata__\" is not a JSON object");
-    for (const auto& [key, value] : info.members) {
-      if (!value.is(Json::Kind::string)) {
-        throw UserError(path + ": \"__metadata__\" entry '" + key + "' is not a string");
-      }
-      header.metadata.emplace(key, value.text);
+    if (!info.is_object()) throw UserError(path + ": \"__metadata__\" is not a JSON object");
+    for (const auto& [key, value] : info.items()) {
+      if (!value.is_string()) throw UserError(path + ": \"__metadata__\" entry '" + key + "' is not a string");
+      header.metadata.emplace(key, value.get<std::string>());
     }
   }
 
@@ -228,21 +232,20 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
     return UserError("cannot write " + path + ": " + what);
   };
   // Everything is checked and laid out before a file is touched.
-  std::vector<std::pair<std::string, Json>> members;
+  Json header_json = Json::object();
   if (!metadata.empty()) {
-    std::vector<std::pair<std::string, Json>> strings;
+    Json strings = Json::object();
     for (const auto& [key, value] : metadata) {
       if (!valid_utf8(key) || !valid_utf8(value)) throw refuse("metadata entry '" + key + "' is not UTF-8");
-      strings.emplace_back(key, Json::string(value));
+      strings[key] = value;
     }
-    members.emplace_back(kMetadataKey, Json::object(std::move(strings)));
+    header_json[kMetadataKey] = std::move(strings);
   }
   std::vector<torch::Tensor> data;
-  std::set<std::string> names;
   uint64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
     if (name == kMetadataKey) throw refuse("a tensor cannot be named \"__metadata__\"");
-    if (!names.insert(name).second) throw refuse("tensor name '" + name + "' appears twice");
+    if (header_json.contains(name)) throw refuse("tensor name '" + name + "' appears twice");
     if (!valid_utf8(name)) throw refuse("tensor name '" + name + "' is not UTF-8");
     if (!tensor.defined()) throw refuse("tensor '" + name + "' is undefined");
     const char* dtype = dtype_name(tensor.scalar_type());
@@ -251,16 +254,12 @@ void write_safetensors(const std::string& path, const std::vector<std::pair<std:
                    ", which safetensors files here do not store");
     }
     torch::Tensor bytes = tensor.detach().to(torch::kCPU).contiguous();
-    std::vector<Json> shape;
-    for (const int64_t size : bytes.sizes()) shape.push_back(Json::number(size));
     const uint64_t end = offset + bytes.nbytes();
-    members.emplace_back(name, Json::object({{"dtype", Json::string(dtype)},
-                                             {"shape", Json::array(std::move(shape))},
-                                             {"data_offsets", Json::array({Json::number(offset), Json::number(end)})}}));
+    header_json[name] = {{"dtype", dtype}, {"shape", bytes.sizes().vec()}, {"data_offsets", {offset, end}}};
     offset = end;
     data.push_back(std::move(bytes));
   }
-  std::string header = dump_json(Json::object(std::move(members)));
+  std::string header = header_json.dump();
   // Spaces are JSON whitespace; the padding keeps the byte buffer 8-byte aligned in the file.
   header.append((8 - header.size() % 8) % 8, ' ');
   unsigned char prefix[8];

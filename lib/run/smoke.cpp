@@ -10,6 +10,7 @@
 #include "engine/param_groups.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
+#include "io/run_folder.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"
 
@@ -71,7 +72,7 @@ SmokeReport run_smoke(const Settings& recipe) {
   SmokeReport report;
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / fmt::format("trainer-smoke-{}", ::getpid());
-  std::filesystem::create_directories(folder / "weights");
+  std::filesystem::create_directories(RunFolder{folder}.weights());
   SmokeTask task(samples, static_cast<uint64_t>(settings.run.seed));
   Trainer trainer(settings, task, folder);
   EpochLosses losses;

@@ -26,6 +26,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
     train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
   }
   class_names_ = val_->class_names();
+  meters_.confusion = CountsMeter(class_names_.size() * class_names_.size());
   channels_ = val_->channels();
   normalization_ = val_->normalization();
   imgsz_ = shared.data.imgsz.value_or(val_->native_size());
@@ -123,7 +124,11 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   return predictions;
 }
 
-std::vector<double> ClassifyTask::validation_partials(const torch::Device& device, const Shard& shard) {
+std::vector<Meter*> ClassifyTask::validation_meters() {
+  return {&meters_.loss, &meters_.top1, &meters_.topk, &meters_.samples, &meters_.confusion};
+}
+
+void ClassifyTask::validate_shard(const torch::Device& device, const Shard& shard) {
   const int64_t batch_size = validation_batch(shared_.schedule);
   Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), shared_.data.workers,
                 shared_.data.prefetch);
@@ -150,25 +155,22 @@ std::vector<double> ClassifyTask::validation_partials(const torch::Device& devic
     add_classification_confusion(confusion, logits, batch.target);
     seen += batch.size;
   });
-  // Layout: loss sum, top-1 hits, top-k hits, samples, then the confusion counts.
-  std::vector<double> partials{loss_sum.item<double>(), static_cast<double>(top1.item<int64_t>()),
-                               static_cast<double>(topk.item<int64_t>()), static_cast<double>(seen)};
-  const torch::Tensor counts = confusion.cpu().to(torch::kDouble);
-  partials.insert(partials.end(), counts.data_ptr<double>(), counts.data_ptr<double>() + counts.numel());
-  return partials;
+  meters_.loss.add(loss_sum.item<double>());
+  meters_.top1.add(static_cast<double>(top1.item<int64_t>()));
+  meters_.topk.add(static_cast<double>(topk.item<int64_t>()));
+  meters_.samples.add(static_cast<double>(seen));
+  const torch::Tensor counts = confusion.cpu();
+  meters_.confusion.add(std::vector<int64_t>(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel()));
 }
 
-Metrics ClassifyTask::metrics(const std::vector<std::vector<double>>& partials) const {
-  const std::vector<double> sums = add_up(partials);
-  const double count = std::max(sums.at(3), 1.0);
+Metrics ClassifyTask::metrics() const {
+  const double count = std::max(meters_.samples.value(), 1.0);
   Metrics metrics;
-  metrics.values = {{"val/loss", sums[0] / count}, {"top1", sums[1] / count}, {"top5", sums[2] / count}};
-  metrics.fitness = sums[1] / count;
-  ConfusionMatrix confusion{class_names_, {}};
-  std::transform(sums.begin() + 4, sums.end(), std::back_inserter(confusion.counts),
-                 [](double value) { return static_cast<int64_t>(value); });
-  TORCH_CHECK(confusion.counts.size() == confusion.size() * confusion.size(), "classification partials: wrong layout");
-  metrics.confusion = std::move(confusion);
+  metrics.values = {{"val/loss", meters_.loss.value() / count},
+                    {"top1", meters_.top1.value() / count},
+                    {"top5", meters_.topk.value() / count}};
+  metrics.fitness = meters_.top1.value() / count;
+  metrics.confusion = ConfusionMatrix{class_names_, meters_.confusion.value()};
   return metrics;
 }
 

@@ -26,8 +26,9 @@ class ClassifyTask : public Task {
   // Each sample with its class name (a mixed sample: its larger class and that class's share).
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
-  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
+  std::vector<Meter*> validation_meters() override;
+  void validate_shard(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics() const override;
 
   // "path: class probability …", best first, with the validation preprocessing.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
@@ -45,6 +46,10 @@ class ClassifyTask : public Task {
   int64_t channels_ = 3;
   int64_t imgsz_ = 0;
   ResNet model_{nullptr};
+  struct Meters {
+    SumMeter loss, top1, topk, samples;  // loss sum, top-1 and top-k hits, samples
+    CountsMeter confusion;               // [predicted][true], classes² cells
+  } meters_;
 };
 
 }  // namespace trainer

@@ -13,7 +13,7 @@
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
-#include "io/json.h"
+#include "io/json_reader.h"
 #include "io/run_folder.h"
 #include "plot/batch_plot.h"
 #include "plot/labels_plot.h"
@@ -80,6 +80,9 @@ std::pair<torch::Tensor, torch::Tensor> ground_truth(const DetectDataset& data, 
   return {xyxy, classes};
 }
 
+// Coordinates and scores in predictions.json keep 6 significant digits (a float's precision).
+double six_digits(float value) { return std::stod(fmt::format("{:.6g}", value)); }
+
 void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::vector<std::string>& names) {
   const auto rows = detections.accessor<float, 2>();
   const int thickness = std::max(1, static_cast<int>(std::lround(std::max(bgr.cols, bgr.rows) / 400.0)));
@@ -99,6 +102,7 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   // Labels are checked against the data file's classes, so its names are replaced only after.
   const DetectDataOptions options = data_options(detect, shared.data.max_bad_fraction, classes());
   if (detect.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
+  meters_.confusion = CountsMeter((config_.names.size() + 1) * (config_.names.size() + 1));
   val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
   if (with_train_split) {
     train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
@@ -202,7 +206,12 @@ std::vector<torch::Tensor> DetectTask::detections(const std::vector<torch::Tenso
   return non_max_suppression(decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy).cpu(), nms);
 }
 
-std::vector<double> DetectTask::validation_partials(const torch::Device& device, const Shard& shard) {
+std::vector<Meter*> DetectTask::validation_meters() {
+  return {&meters_.box_loss, &meters_.cls_loss,  &meters_.dfl_loss,
+          &meters_.images,   &meters_.confusion, &meters_.detections};
+}
+
+void DetectTask::validate_shard(const torch::Device& device, const Shard& shard) {
   // One batch shape for all of validation (R28): twice the training micro-batch, the last padded.
   const int64_t batch_size = validation_batch(shared_.schedule);
   std::vector<size_t> order(val_->size());
@@ -214,7 +223,6 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
-  DetectionMetrics metrics;
   DetectionConfusion confusion(classes(), detect_.conf.value_or(kPredictConfidence), kConfusionIou);
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
@@ -229,42 +237,28 @@ std::vector<double> DetectTask::validation_partials(const torch::Device& device,
       const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
       boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
       const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
-      metrics.add_image(boxes, gt_boxes, gt_classes);
+      meters_.detections.add_image(boxes, gt_boxes, gt_classes);
       confusion.add_image(boxes, gt_boxes, gt_classes);
     }
   });
 
   const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
-  std::vector<double> partials{losses[0].item<double>(), losses[1].item<double>(), losses[2].item<double>(), 0.0};
-  for (const auto& indices : batches) partials[3] += static_cast<double>(indices.size());
-  partials.insert(partials.end(), confusion.counts().begin(), confusion.counts().end());
-  const std::vector<double> records = metrics.to_values();
-  partials.insert(partials.end(), records.begin(), records.end());
-  return partials;
+  meters_.box_loss.add(losses[0].item<double>());
+  meters_.cls_loss.add(losses[1].item<double>());
+  meters_.dfl_loss.add(losses[2].item<double>());
+  for (const auto& indices : batches) meters_.images.add(static_cast<double>(indices.size()));
+  meters_.confusion.add(confusion.counts());
 }
 
-Metrics DetectTask::metrics(const std::vector<std::vector<double>>& partials) const {
-  constexpr size_t kLossesAndCount = 4;
-  std::array<double, kLossesAndCount> sums{};
-  ConfusionMatrix confusion{config_.names, {}};
+Metrics DetectTask::metrics() const {
+  ConfusionMatrix confusion{config_.names, meters_.confusion.value()};
   confusion.names.emplace_back("background");
-  confusion.counts.assign(confusion.size() * confusion.size(), 0);
-  const size_t records_start = kLossesAndCount + confusion.counts.size();
-  DetectionMetrics merged;
-  for (const auto& partial : partials) {
-    TORCH_CHECK(partial.size() >= records_start, "detection validation partials are too short");
-    for (size_t i = 0; i < kLossesAndCount; ++i) sums[i] += partial[i];
-    for (size_t i = 0; i < confusion.counts.size(); ++i) {
-      confusion.counts[i] += static_cast<int64_t>(partial[kLossesAndCount + i]);
-    }
-    merged.add_values(std::vector<double>(partial.begin() + static_cast<std::ptrdiff_t>(records_start), partial.end()));
-  }
-  const DetectionSummary summary = merged.summarize();
-  const double images = std::max(sums[3], 1.0);
+  const DetectionSummary summary = meters_.detections.summarize();
+  const double images = std::max(meters_.images.value(), 1.0);
   Metrics result;
-  result.values = {{"val/box_loss", sums[0] / images},
-                   {"val/cls_loss", sums[1] / images},
-                   {"val/dfl_loss", sums[2] / images},
+  result.values = {{"val/box_loss", meters_.box_loss.value() / images},
+                   {"val/cls_loss", meters_.cls_loss.value() / images},
+                   {"val/dfl_loss", meters_.dfl_loss.value() / images},
                    {"precision", summary.precision},
                    {"recall", summary.recall},
                    {"mAP50", summary.map50},
@@ -314,16 +308,14 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
       const std::string& label = config_.names.at(static_cast<size_t>(rows[i][5]));
       described.push_back(fmt::format("{} {:.{}f} [{:.0f} {:.0f} {:.0f} {:.0f}]", label, rows[i][4], options.digits,
                                       rows[i][0], rows[i][1], rows[i][2], rows[i][3]));
-      objects.items.push_back(Json::object({{"class", Json::number(static_cast<int64_t>(rows[i][5]))},
-                                            {"name", Json::string(label)},
-                                            {"confidence", Json::number(static_cast<double>(rows[i][4]))},
-                                            {"box", Json::array({Json::number(static_cast<double>(rows[i][0])),
-                                                                 Json::number(static_cast<double>(rows[i][1])),
-                                                                 Json::number(static_cast<double>(rows[i][2])),
-                                                                 Json::number(static_cast<double>(rows[i][3]))})}}));
+      objects.push_back(
+          {{"class", static_cast<int64_t>(rows[i][5])},
+           {"name", label},
+           {"confidence", six_digits(rows[i][4])},
+           {"box", {six_digits(rows[i][0]), six_digits(rows[i][1]), six_digits(rows[i][2]), six_digits(rows[i][3])}}});
     }
     lines.push_back(path + ": " + (described.empty() ? "no objects" : fmt::format("{}", fmt::join(described, ", "))));
-    listing.items.push_back(Json::object({{"image", Json::string(path)}, {"detections", std::move(objects)}}));
+    listing.push_back({{"image", path}, {"detections", std::move(objects)}});
 
     cv::Mat bgr;
     cv::cvtColor(image.image, bgr, cv::COLOR_RGB2BGR);
@@ -332,7 +324,7 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
     if (!cv::imwrite(annotated.string(), bgr)) throw UserError("cannot write " + annotated.string());
   }
   if (was_training) model_->train();
-  write_file_atomically(folder / "predictions.json", dump_json(listing) + "\n");
+  write_file_atomically(folder / "predictions.json", listing.dump() + "\n");
   lines.push_back("annotated images and predictions.json in " + folder.string());
   return lines;
 }

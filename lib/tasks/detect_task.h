@@ -11,6 +11,7 @@
 #include "engine/task.h"
 #include "models/yolov8.h"
 #include "tasks/detection_loss.h"
+#include "tasks/detection_metrics.h"
 
 namespace trainer {
 
@@ -36,9 +37,9 @@ class DetectTask : public Task {
   std::vector<std::string> metric_names() const override;
   // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Ultralytics' per-class table (instances,
   // P, R, AP50, AP50-95) goes to Metrics::details.
-  // Partials: the three loss sums, the image count, then DetectionMetrics::to_values().
-  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
+  std::vector<Meter*> validation_meters() override;
+  void validate_shard(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics() const override;
   // Detections per image, in the image's own pixels; annotated copies and predictions.json are
   // written to <project>/detect/predict[N]/.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
@@ -63,6 +64,11 @@ class DetectTask : public Task {
   std::vector<size_t> train_indices_;
   YOLOv8 model_{nullptr};
   std::unique_ptr<DetectionLoss> loss_;
+  struct Meters {
+    SumMeter box_loss, cls_loss, dfl_loss, images;
+    CountsMeter confusion;  // [predicted][true], background last: (classes + 1)² cells
+    DetectionMetrics detections;
+  } meters_;
 };
 
 }  // namespace trainer

@@ -158,7 +158,12 @@ void DetectionMetrics::add_image(const torch::Tensor& detections, const torch::T
 
 // Layout: class count G, G × (class, ground truth boxes), then per detection (confidence, class,
 // the correct flags as a bit mask); every value is an integer or a confidence, exact in a double.
-std::vector<double> DetectionMetrics::to_values() const {
+void DetectionMetrics::reset() {
+  detections_.clear();
+  gt_counts_.clear();
+}
+
+std::vector<double> DetectionMetrics::pack() const {
   std::vector<double> values{static_cast<double>(gt_counts_.size())};
   for (const auto& [label, count] : gt_counts_) values.insert(values.end(), {static_cast<double>(label), static_cast<double>(count)});
   for (const Detection& detection : detections_) {
@@ -169,7 +174,7 @@ std::vector<double> DetectionMetrics::to_values() const {
   return values;
 }
 
-void DetectionMetrics::add_values(const std::vector<double>& values) {
+void DetectionMetrics::merge(const std::vector<double>& values) {
   TORCH_CHECK(!values.empty(), "detection metric values are empty");
   const auto classes = static_cast<size_t>(values[0]);
   const size_t detections_start = 1 + 2 * classes;

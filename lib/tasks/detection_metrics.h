@@ -12,6 +12,8 @@
 
 #include "engine/curve_chart.h"
 
+#include "engine/meters.h"
+
 namespace trainer {
 
 // 0.50, 0.55, ..., 0.95.
@@ -47,7 +49,8 @@ struct DetectionSummary {
 // peak and where it lies.
 std::vector<CurveChart> detection_curve_charts(const DetectionSummary& summary, const std::vector<std::string>& names);
 
-class DetectionMetrics {
+// A validation meter: each rank matches its shard's detections, and the engine merges the ranks' records.
+class DetectionMetrics : public Meter {
  public:
   // One image: detections [N, 6] (x1, y1, x2, y2, confidence, class) as non_max_suppression gives,
   // ground truth boxes [M, 4] xyxy in the same frame and their classes [M]. Each detection, in
@@ -57,10 +60,11 @@ class DetectionMetrics {
 
   DetectionSummary summarize() const;
 
+  void reset() override;
   // The state as numbers, so a distributed validation can gather its ranks' records, and the
   // merge of such numbers from another DetectionMetrics.
-  std::vector<double> to_values() const;
-  void add_values(const std::vector<double>& values);
+  std::vector<double> pack() const override;
+  void merge(const std::vector<double>& packed) override;
 
  private:
   struct Detection {

@@ -143,7 +143,9 @@ LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& bat
   return {total, total.detach().reshape({1})};
 }
 
-std::vector<double> OcrTask::validation_partials(const torch::Device& device, const Shard& shard) {
+std::vector<Meter*> OcrTask::validation_meters() { return {&loss_meter_, &scores_}; }
+
+void OcrTask::validate_shard(const torch::Device& device, const Shard& shard) {
   // One fixed batch size for every validation batch (R28): twice the training micro-batch.
   const int64_t batch_size = validation_batch(shared_.schedule);
   std::vector<size_t> all(val_->size());
@@ -153,7 +155,6 @@ std::vector<double> OcrTask::validation_partials(const torch::Device& device, co
   loader.start_epoch(batches, 0);
 
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
-  TextScores scores;
   std::vector<std::string> shown;
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
@@ -162,28 +163,23 @@ std::vector<double> OcrTask::validation_partials(const torch::Device& device, co
     const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
     for (size_t row = 0; row < decoded.size(); ++row) {
       const std::u32string& truth = val_->label(batches[position][row]);
-      scores.add(decoded[row].text, truth);
+      scores_.add(decoded[row].text, truth);
       if (shown.size() < kShownSamples) {
         shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) + (decoded[row].text == truth ? "" : " (wrong)"));
       }
     }
   });
   spdlog::info("val samples: {}", fmt::join(shown, ", "));
-  std::vector<double> sums{loss_sum.item<double>()};
-  const std::vector<double> totals = scores.totals();
-  sums.insert(sums.end(), totals.begin(), totals.end());
-  return sums;
+  loss_meter_.add(loss_sum.item<double>());
 }
 
-Metrics OcrTask::metrics(const std::vector<std::vector<double>>& partials) const {
-  const std::vector<double> sums = add_up(partials);
-  const TextScores scores(std::vector<double>(sums.begin() + 1, sums.end()));
+Metrics OcrTask::metrics() const {
   Metrics metrics;
-  metrics.values = {{"val/ctc", sums.at(0) / static_cast<double>(std::max<int64_t>(scores.samples(), 1))},
-                    {"accuracy", scores.accuracy()},
-                    {"norm_ED", scores.norm_ed()},
-                    {"CER", scores.cer()}};
-  metrics.fitness = scores.accuracy();
+  metrics.values = {{"val/ctc", loss_meter_.value() / static_cast<double>(std::max<int64_t>(scores_.samples(), 1))},
+                    {"accuracy", scores_.accuracy()},
+                    {"norm_ED", scores_.norm_ed()},
+                    {"CER", scores_.cer()}};
+  metrics.fitness = scores_.accuracy();
   return metrics;
 }
 

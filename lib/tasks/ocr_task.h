@@ -9,6 +9,7 @@
 #include "data/text_line_collate.h"
 #include "engine/task.h"
 #include "models/crnn.h"
+#include "tasks/text_metrics.h"
 
 namespace trainer {
 
@@ -36,8 +37,9 @@ class OcrTask : public Task, public LossSplit {
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
   std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
-  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
+  std::vector<Meter*> validation_meters() override;
+  void validate_shard(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics() const override;
   void pin_derived_settings(Settings& settings) const override;
   // "path: text (confidence)" per image.
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
@@ -54,6 +56,8 @@ class OcrTask : public Task, public LossSplit {
   std::vector<int64_t> val_buckets_;
   TextLineShape shape_;
   Crnn model_{nullptr};
+  SumMeter loss_meter_;  // the plain CTC summed over validation samples
+  TextScores scores_;
 };
 
 }  // namespace trainer

@@ -51,17 +51,18 @@ LossOutput SmokeTask::loss_of_output(const torch::Tensor& logits, const Batch& b
   return {total, total.detach().reshape({1})};
 }
 
-std::vector<double> SmokeTask::validation_partials(const torch::Device& device, const Shard& shard) {
+std::vector<Meter*> SmokeTask::validation_meters() { return {&correct_, &samples_}; }
+
+void SmokeTask::validate_shard(const torch::Device& device, const Shard& shard) {
   c10::InferenceMode inference;
   const torch::Tensor rows = torch::arange(shard.rank, kValidationSamples, shard.count);
   const torch::Tensor predicted = model_->forward(val_images_.index_select(0, rows).to(device)).argmax(1).cpu();
-  const double correct = predicted.eq(val_labels_.index_select(0, rows)).sum().item<double>();
-  return {correct, static_cast<double>(rows.numel())};
+  correct_.add(predicted.eq(val_labels_.index_select(0, rows)).sum().item<double>());
+  samples_.add(static_cast<double>(rows.numel()));
 }
 
-Metrics SmokeTask::metrics(const std::vector<std::vector<double>>& partials) const {
-  const std::vector<double> sums = add_up(partials);
-  const double accuracy = sums.at(0) / std::max(sums.at(1), 1.0);
+Metrics SmokeTask::metrics() const {
+  const double accuracy = correct_.value() / std::max(samples_.value(), 1.0);
   Metrics metrics;
   metrics.values = {{"accuracy", accuracy}};
   metrics.fitness = accuracy;

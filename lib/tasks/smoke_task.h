@@ -32,8 +32,9 @@ class SmokeTask : public Task, public LossSplit {
   torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<std::string> metric_names() const override { return {"accuracy"}; }
-  std::vector<double> validation_partials(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics(const std::vector<std::vector<double>>& partials) const override;
+  std::vector<Meter*> validation_meters() override;
+  void validate_shard(const torch::Device& device, const Shard& shard) override;
+  Metrics metrics() const override;
 
   // The samples with the given indices as one batch (CPU).
   Batch batch_of(const std::vector<size_t>& indices) const;
@@ -46,6 +47,7 @@ class SmokeTask : public Task, public LossSplit {
   torch::Tensor val_labels_;
   std::vector<size_t> indices_;
   SmokeNet model_{nullptr};
+  SumMeter correct_, samples_;
 };
 
 }  // namespace trainer

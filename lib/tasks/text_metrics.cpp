@@ -8,16 +8,16 @@
 
 namespace trainer {
 
-TextScores::TextScores(const std::vector<double>& totals) {
-  TORCH_INTERNAL_ASSERT(totals.size() == 5, "TextScores totals have 5 entries, got ", totals.size());
-  samples_ = static_cast<int64_t>(totals[0]);
-  exact_ = static_cast<int64_t>(totals[1]);
-  norm_ed_sum_ = totals[2];
-  edits_ = static_cast<int64_t>(totals[3]);
-  truth_characters_ = static_cast<int64_t>(totals[4]);
+void TextScores::merge(const std::vector<double>& packed) {
+  TORCH_INTERNAL_ASSERT(packed.size() == 5, "TextScores totals have 5 entries, got ", packed.size());
+  samples_ += static_cast<int64_t>(packed[0]);
+  exact_ += static_cast<int64_t>(packed[1]);
+  norm_ed_sum_ += packed[2];
+  edits_ += static_cast<int64_t>(packed[3]);
+  truth_characters_ += static_cast<int64_t>(packed[4]);
 }
 
-std::vector<double> TextScores::totals() const {
+std::vector<double> TextScores::pack() const {
   return {static_cast<double>(samples_), static_cast<double>(exact_), norm_ed_sum_, static_cast<double>(edits_),
           static_cast<double>(truth_characters_)};
 }

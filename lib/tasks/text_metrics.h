@@ -5,20 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "engine/meters.h"
+
 namespace trainer {
 
-class TextScores {
+// A validation meter: each rank scores its shard, and the engine merges the ranks' totals.
+class TextScores : public Meter {
  public:
-  TextScores() = default;
-  // Scores from totals() added up over several TextScores (the shards of a distributed validation).
-  explicit TextScores(const std::vector<double>& totals);
   void add(const std::u32string& prediction, const std::u32string& truth);
   int64_t samples() const { return samples_; }
   double accuracy() const;  ///< share of exact matches
   // EasyOCR's norm_ED: mean of 1 − ED / max(|gt|, |pred|), a sample scoring 0 when either is empty.
   double norm_ed() const;
   double cer() const;       ///< total edit distance / total ground-truth characters
-  std::vector<double> totals() const;
+  void reset() override { *this = TextScores(); }
+  std::vector<double> pack() const override;
+  void merge(const std::vector<double>& packed) override;
 
  private:
   int64_t samples_ = 0;

@@ -1,0 +1,87 @@
+// One Trainer::fit (engine/trainer.h): the run's machinery (execution mode, optimizer, scaler,
+// EMA, executor, update step, loader) built in order, and the loop as a few named steps: train an
+// epoch (micro-batches, their updates, the ranks' stops between updates), validate, end the epoch
+// (best fitness, patience, checkpoints).
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+#include "data/loader.h"
+#include "dist/collective.h"
+#include "dist/epoch_shard.h"
+#include "dist/sync_batch_norm_scope.h"
+#include "engine/execution_config.h"
+#include "engine/loop_state.h"
+#include "engine/task.h"
+#include "engine/training_components.h"
+#include "engine/training_observer.h"
+#include "engine/training_plan.h"
+#include "engine/training_summary.h"
+#include "engine/update_step.h"
+#include "io/checkpoint.h"
+#include "io/run_folder.h"
+
+namespace trainer {
+
+// Where a run sends what it does, and when it should stop (Trainer's set_stop_check).
+struct RunHooks {
+  std::vector<TrainingObserver*> observers;
+  std::function<int()> stop_check;
+};
+
+class TrainingRun {
+ public:
+  TrainingRun(const Settings& settings, Task& task, const TrainingPlan& plan, RunFolder folder, Collective& collective,
+              RunHooks hooks, const std::optional<Checkpoint>& resume);
+  TrainingSummary fit();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // What the progress report of the epoch in hand needs.
+  struct EpochClock {
+    Clock::time_point start = Clock::now();
+    Clock::time_point last_read = Clock::now();
+    double lr = 0;  // of the latest update
+  };
+
+  void restore(const Checkpoint& checkpoint);
+  EpochRecord train_epoch();
+  // One micro-batch, the update when it ends its group, then the steps between updates.
+  void run_micro_batch(const EpochShard& shard, EpochClock& clock);
+  // Between updates (after every micro-batch in one process): the ranks vote on stopping and on
+  // reading statistics back, save_interval's last.pt, and the stop itself.
+  void between_updates(const EpochShard& shard, int64_t group, bool group_done, EpochClock& clock);
+  // The update's place in the whole run's schedule.
+  int64_t schedule_step(const EpochShard& shard, int64_t group) const;
+  // Reads the executor's statistics back (the loop's one sync point), sums them over ranks and reports progress.
+  void fold_statistics(int64_t updates_in_epoch, const EpochClock& clock);
+  void validate(EpochRecord& record);
+  void end_epoch(EpochRecord& record, TrainingSummary& summary);
+  // The state a checkpoint resumes from at the epoch's `micro_batch` (counted over all ranks).
+  Checkpoint checkpoint(int64_t epoch, int64_t micro_batch, bool with_gradients) const;
+
+  Clock::time_point start_ = Clock::now();
+  const Settings& settings_;
+  Task& task_;
+  const TrainingPlan& plan_;
+  RunFolder folder_;
+  Collective& collective_;
+  RunHooks hooks_;
+  torch::nn::Module& model_;
+  std::unique_ptr<SyncBatchNormScope> sync_batch_norm_;
+  ExecutionConfig execution_;
+  TrainingComponents components_;
+  LoopState state_;
+  std::unique_ptr<StepExecutor> executor_;
+  std::unique_ptr<UpdateStep> update_step_;
+  std::unique_ptr<Loader> loader_;
+  std::string recipe_;
+};
+
+}  // namespace trainer
