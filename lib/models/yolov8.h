@@ -43,13 +43,16 @@ class YOLOv8Impl : public torch::nn::Cloneable<YOLOv8Impl> {
 
   enum class LayerKind { conv, c2f, sppf, upsample, concat, detect };
 
- private:
   // What forward needs to call model[i]. Kept as plain data rather than module handles because
   // clone() replaces the modules inside `model`.
   struct Layer {
     LayerKind kind;
     std::vector<int64_t> from;  ///< -1: the previous layer's output; otherwise a layer index
   };
+  // model[i]'s kind and inputs, for code that writes the same graph elsewhere (ONNX export).
+  const std::vector<Layer>& layers() const { return layers_; }
+
+ private:
   std::vector<Layer> layers_;
   std::vector<bool> keep_;  ///< outputs that a later layer reads by index
 };

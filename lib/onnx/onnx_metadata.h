@@ -1,0 +1,25 @@
+// Reading back what an exported file says about itself (GraphBuilder's metadata_props).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trainer::onnx_export {
+
+struct OnnxFileInfo {
+  std::map<std::string, std::string> metadata;  ///< metadata_props
+  int64_t batch = 0;                            ///< the input's declared batch; 0 where it is named (dynamic)
+};
+
+// What an ONNX file says about itself, read with the ONNX protobuf classes. A file that does not
+// parse, or whose input is not one fp32 tensor (OpenCV DNN runs fp32 files; `half` exports are
+// for other runtimes), is a UserError naming it.
+OnnxFileInfo read_onnx_file_info(const std::filesystem::path& path);
+
+// The file with its input declared as `shape` (named dimensions given sizes), serialized: for
+// OpenCV 4.6, whose LSTM import needs every input dimension known.
+std::string with_input_shape(const std::filesystem::path& path, const std::vector<int64_t>& shape);
+
+}  // namespace trainer::onnx_export

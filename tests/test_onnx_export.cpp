@@ -1,0 +1,183 @@
+// ONNX export: every family's graph runs in OpenCV's DNN module with LibTorch's outputs (fp32,
+// 1e-4 relative, at two batch sizes where the batch is dynamic), passes python3-onnx's checker and
+// shape inference in every option combination shipped, and what it cannot honour is refused.
+#include <catch2/catch.hpp>
+
+#include <functional>
+
+#include "models/crnn.h"
+#include "models/resnet.h"
+#include "models/yolov8.h"
+#include "onnx/onnx_export.h"
+#include "onnx/opencv_model.h"
+#include "tasks/box_ops.h"
+#include "test_helpers.h"
+#include "util/error.h"
+
+using namespace trainer;
+using namespace trainer::testing;
+using trainer::onnx_export::OnnxOptions;
+
+namespace {
+
+struct Family {
+  std::string name;
+  std::shared_ptr<torch::nn::Module> model;
+  ModelCard card;
+  std::function<torch::Tensor(const torch::Tensor&)> reference;  ///< LibTorch's output in the exported layout
+};
+
+// Norm statistics and affine parameters away from their initial 0/1, so that folding and
+// BatchNormalization both compute something.
+void randomize_norms(torch::nn::Module& model) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(7);
+  for (auto& buffer : model.named_buffers()) {
+    if (buffer.key().find("running_mean") != std::string::npos) buffer.value().uniform_(-0.2, 0.2);
+    if (buffer.key().find("running_var") != std::string::npos) buffer.value().uniform_(0.5, 1.5);
+  }
+  for (auto& parameter : model.named_parameters()) {
+    if (parameter.value().dim() == 1 && parameter.key().find("bn") != std::string::npos) {
+      parameter.value().uniform_(0.5, 1.5);
+    }
+  }
+  model.eval();
+}
+
+Family resnet_family() {
+  ResNet model = make_resnet("resnet18", 3, 5, NormKind::batch);
+  randomize_norms(*model);
+  return {"resnet18",
+          model.ptr(),
+          {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32},
+          [model](const torch::Tensor& x) mutable { return model->forward(x); }};
+}
+
+Family crnn_family() {
+  torch::manual_seed(3);
+  Crnn model(CrnnOptions().in_channels(1).output_channel(32).hidden_size(16).classes(11));
+  randomize_norms(*model);
+  return {"crnn",
+          model.ptr(),
+          {"ocr", "crnn", {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, 1, 64, 64},
+          [model](const torch::Tensor& x) mutable { return model->forward(x); }};
+}
+
+Family yolo_family() {
+  torch::manual_seed(5);
+  YOLOv8 model = make_yolov8("yolov8n", 3, 3);
+  randomize_norms(*model);
+  return {"yolov8n",
+          model.ptr(),
+          {"detect", "yolov8n", {"circle", "it's", "say \"hi\""}, 3, 64, 96},
+          [model](const torch::Tensor& x) mutable {
+            return decode_predictions(model->forward(x), model->strides(), model->reg_max(), BoxFormat::cxcywh);
+          }};
+}
+
+std::vector<Family> families() { return {resnet_family(), crnn_family(), yolo_family()}; }
+
+std::filesystem::path write_onnx(const TempDir& dir, const Family& family, const OnnxOptions& options,
+                                 const std::string& tag) {
+  const auto path = dir / (family.name + "-" + tag + ".onnx");
+  write_text(path, onnx_export::export_onnx(*family.model, family.card, options).bytes);
+  return path;
+}
+
+double relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
+  REQUIRE(actual.sizes() == expected.sizes());
+  return (actual - expected).abs().max().item<double>() / expected.abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST_CASE("each family's ONNX graph gives LibTorch's outputs in OpenCV DNN", "[onnx][opencv]") {
+  torch::NoGradGuard no_grad;
+  TempDir dir("onnx-opencv");
+  for (const Family& family : families()) {
+    for (const bool simplify : {false, true}) {
+      for (const bool dynamic : {true, false}) {
+        INFO(family.name << (simplify ? " simplify" : "") << (dynamic ? " dynamic" : " batch=2"));
+        OnnxOptions options;
+        options.simplify = simplify;
+        options.dynamic = dynamic;
+        options.batch = 2;
+        onnx_export::OpenCvModel net(
+            write_onnx(dir, family, options, std::to_string(simplify) + std::to_string(dynamic)));
+        const std::vector<int64_t> batches = dynamic ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{2};
+        for (const int64_t batch : batches) {
+          INFO("batch " << batch);
+          torch::manual_seed(batch);
+          const torch::Tensor input = torch::rand({batch, family.card.channels, family.card.height, family.card.width});
+          const double error = relative_error(net.run(input), family.reference(input));
+          CHECK(error < 1e-4);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the CRNN's ONNX graph reads lines of any width when dynamic", "[onnx][opencv]") {
+  torch::NoGradGuard no_grad;
+  TempDir dir("onnx-width");
+  const Family family = crnn_family();
+  OnnxOptions options;
+  options.dynamic = true;
+  onnx_export::OpenCvModel net(write_onnx(dir, family, options, "dynamic"));
+  for (const int64_t width : {64, 160}) {
+    INFO("width " << width);
+    const torch::Tensor input = torch::rand({2, 1, family.card.height, width});
+    CHECK(relative_error(net.run(input), family.reference(input)) < 1e-4);
+  }
+}
+
+TEST_CASE("exported ONNX files pass python3-onnx's checker and shape inference", "[onnx][python]") {
+  TempDir dir("onnx-check");
+  std::vector<std::pair<std::string, OnnxOptions>> variants;
+  for (const int64_t opset :
+       {onnx_export::kMinOpset, onnx_export::kDefaultOpset, int64_t{13}, onnx_export::kMaxOpset}) {
+    OnnxOptions options;
+    options.opset = opset;
+    variants.emplace_back("opset" + std::to_string(opset), options);
+  }
+  for (const char* tag : {"dynamic", "half", "simplify", "batch4", "all"}) {
+    OnnxOptions options;
+    const std::string name = tag;
+    options.dynamic = name == "dynamic" || name == "all";
+    options.half = name == "half" || name == "all";
+    options.simplify = name == "simplify" || name == "all";
+    options.batch = name == "batch4" ? 4 : 1;
+    if (name == "all") options.opset = 17;
+    variants.emplace_back(name, options);
+  }
+  std::string files;
+  for (const Family& family : families()) {
+    for (const auto& [tag, options] : variants) files += " " + quoted(write_onnx(dir, family, options, tag).string());
+  }
+  OnnxOptions wide;
+  wide.imgsz = std::vector<int64_t>{128, 64};
+  files += " " + quoted(write_onnx(dir, yolo_family(), wide, "imgsz128x64").string());
+  run_python("onnx_check.py", files);
+}
+
+TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
+  const Family yolo = yolo_family();
+  OnnxOptions options;
+  options.imgsz = std::vector<int64_t>{100, 100};
+  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options),
+                    Catch::Contains("imgsz=100,100") && Catch::Contains("multiples of its stride 32"));
+  options = {};
+  options.opset = 10;
+  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options),
+                    Catch::Contains("opset=10 is not supported; use 11 to 17"));
+  options = {};
+  options.batch = 0;
+  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options), Catch::Contains("batch=0"));
+  ResNet grouped = make_resnet("resnet18", 3, 2, NormKind::group);
+  CHECK_THROWS_WITH(onnx_export::export_onnx(*grouped, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
+                    Catch::Contains("norm=gn cannot be exported"));
+  CHECK(onnx_export::parse_imgsz("640") == std::vector<int64_t>{640, 640});
+  CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});
+  CHECK_THROWS_AS(onnx_export::parse_imgsz("640x480"), UserError);
+  CHECK_THROWS_AS(onnx_export::parse_imgsz("1,2,3"), UserError);
+}
