@@ -74,6 +74,19 @@ TEST_CASE("pretrained refuses files without a state dict, naming the file and it
   CHECK_THROWS_AS(load_pretrained(*linear, path), UserError);
   CHECK_THROWS_WITH(load_pretrained(*linear, path), Catch::Contains(path) &&
                                                         Catch::Contains("'epoch', 'model'"));
+  // A whole pickled Linear(2, 3) is read (see below), but nothing of it fits Linear(4, 2).
   CHECK_THROWS_WITH(load_pretrained(*linear, python_file("module.pt")),
-                    Catch::Contains("torch.nn.modules.linear.Linear"));
+                    Catch::Contains("2 of another shape") && Catch::Contains("bias: file [3] vs model [2]"));
+}
+
+TEST_CASE("pretrained reads the weights of a whole pickled nn.Module without running it", "[io]") {
+  const PretrainedWeights weights = read_pretrained(python_file("module.pt"));  // torch.save(nn.Linear(2, 3))
+  CHECK(weights.entry.empty());
+  CHECK_FALSE(weights.ultralytics);
+  REQUIRE(weights.tensors.size() == 2);
+  CHECK(weights.tensors.at("weight").sizes() == torch::IntArrayRef{3, 2});
+  CHECK(weights.tensors.at("bias").sizes() == torch::IntArrayRef{3});
+  torch::nn::Linear linear(2, 3);
+  load_pretrained(*linear, python_file("module.pt"));
+  CHECK(torch::equal(linear->weight, weights.tensors.at("weight")));
 }

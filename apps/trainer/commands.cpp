@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "config/key_docs.h"
+#include "config/model_family.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "data/synth_output.h"
@@ -16,6 +17,7 @@
 #include "engine/resume.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
+#include "io/pretrained.h"
 #include "io/run_folder.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
@@ -34,8 +36,27 @@
 namespace trainer::app {
 namespace {
 
+// Ultralytics' `model=best.pt` names its architecture only inside the file: an Ultralytics
+// checkpoint whose name is no architecture becomes model=yolov8<its scale> pretrained=<file>.
+std::vector<std::string> with_architecture_of_weights(const std::vector<std::string>& overrides) {
+  std::vector<std::string> resolved = normalize_overrides(overrides);
+  for (std::string& argument : resolved) {
+    if (argument.rfind("model=", 0) != 0) continue;
+    const std::filesystem::path file = argument.substr(6);
+    if (file.extension() != ".pt" || task_of_model(file.stem().string()) || !std::filesystem::is_regular_file(file)) {
+      continue;
+    }
+    const PretrainedWeights weights = read_pretrained(file.string());
+    if (!weights.ultralytics || weights.ultralytics->scale.empty()) continue;
+    argument = "model=yolov8" + weights.ultralytics->scale;
+    resolved.push_back("pretrained=" + file.string());
+    break;
+  }
+  return resolved;
+}
+
 Settings settings_of(const CommonOptions& options) {
-  Settings settings = load_settings(options.config, options.overrides);
+  Settings settings = load_settings(options.config, with_architecture_of_weights(options.overrides));
   configure_runtime(settings);
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
   return settings;
@@ -207,13 +228,21 @@ struct TrainedModel {
   torch::Device device = torch::kCPU;
 };
 
+// Ultralytics' own checkpoint holds no recipe of ours: the run's keys (data= for val) come from
+// --config and key=value, the architecture and the weights from the file.
 TrainedModel load_trained(const CommonOptions& options, const std::string& weights) {
   TrainedModel trained;
-  trained.checkpoint = load_checkpoint(weights);
+  TrainedFile file = read_trained(weights);
+  trained.checkpoint = std::move(file.checkpoint);
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
-  trained.settings = options.config ? load_settings(options.config, overrides)
-                                    : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
+  if (file.ultralytics) {
+    if (file.ultralytics->scale.empty()) throw UserError(weights + ": the file does not tell which YOLOv8 scale it is");
+    overrides.insert(overrides.begin(), "model=yolov8" + file.ultralytics->scale);
+  }
+  trained.settings = options.config || file.ultralytics
+                         ? load_settings(options.config, overrides)
+                         : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
   const Settings& settings = trained.settings;
   configure_runtime(settings);
   trained.task = make_task(settings, false);

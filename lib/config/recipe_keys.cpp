@@ -179,16 +179,20 @@ std::vector<RecipeKey> build_table() {
                     "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x; or `<one of them>.pt`/`.pth`/`.safetensors`, "
                     "`<one of them>.yaml`")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
-             .help("architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
-                   "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
-                   "pretrained=path/yolov8s.pt` and `model=yolov8s.yaml` is `model=yolov8s`");
+             .help(
+                 "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
+                 "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
+                 "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale from the "
+                 "file, and `model=yolov8s.yaml` is `model=yolov8s`");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
              .help("dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
                    "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
   run << string_key("pretrained", FIELD(run.pretrained), true, "path")
-             .help("weights to start from (our checkpoints, or a state dict saved by Python, bare or in a "
-                   "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`)");
+             .help(
+                 "weights to start from (our checkpoints; a state dict saved by Python, bare or in a "
+                 "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`; Ultralytics' own `.pt` "
+                 "and other pickled whole models, read without running them)");
   run << enum_key("norm", FIELD(run.norm),
                   std::vector{NormKind::batch, NormKind::group, NormKind::frozen_batch, NormKind::sync_batch})
              .tasks(kClassify | kOcr)

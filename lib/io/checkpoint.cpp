@@ -69,7 +69,10 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& path) {
-  const c10::IValue value = read_archive(path.string());
+  return checkpoint_of(read_archive(path.string()), path);
+}
+
+Checkpoint checkpoint_of(const c10::IValue& value, const std::filesystem::path& path) {
   if (!value.isGenericDict()) throw UserError(path.string() + ": not a trainer checkpoint (no dict inside)");
   const auto dict = value.toGenericDict();
   const auto require = [&](const std::string& key) {

@@ -12,6 +12,10 @@
 
 #include <ATen/Tensor.h>
 
+namespace c10 {
+struct IValue;
+}
+
 namespace trainer {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
@@ -37,6 +41,8 @@ struct Checkpoint {
 // never leaves a truncated file under `path`. Errors are UserErrors naming the path.
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 Checkpoint load_checkpoint(const std::filesystem::path& path);
+// The checkpoint in a value read_archive returned from `path` (named in errors).
+Checkpoint checkpoint_of(const c10::IValue& archive, const std::filesystem::path& path);
 std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors);
 // Same names in the same order with bit-identical values (resume and round-trip checks).
 bool identical(const NamedTensors& a, const NamedTensors& b);

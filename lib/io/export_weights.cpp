@@ -4,6 +4,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "io/checkpoint.h"
+#include "io/pretrained.h"
 #include "io/safetensors.h"
 #include "io/tensor_archive.h"
 #include "util/atomic_file.h"
@@ -67,7 +68,8 @@ ExportResult export_weights(const fs::path& checkpoint_path, const ExportOptions
                     options.output->string() + " has the extension of " + format_name(*implied));
   }
   const WeightsFormat format = options.format.value_or(implied.value_or(WeightsFormat::safetensors));
-  const Checkpoint checkpoint = load_checkpoint(checkpoint_path);
+  // Ultralytics' own checkpoints too: their model's weights, read without running the file.
+  const Checkpoint checkpoint = read_trained(checkpoint_path.string()).checkpoint;
 
   ExportResult result;
   result.format = format;

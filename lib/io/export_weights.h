@@ -1,4 +1,5 @@
-// `trainer export`: a checkpoint's weights alone, for deployment or another framework. A .pt
+// `trainer export`: a checkpoint's weights alone (ours, or Ultralytics' own .pt, read without
+// running it), for deployment or another framework. A .pt
 // export is a plain dict of name -> tensor that torch.load(weights_only=True) returns as a state
 // dict torchvision takes strictly; a .safetensors export holds the same tensors plus metadata.
 #pragma once

@@ -3,9 +3,10 @@
 #include <filesystem>
 
 #include "io/checkpoint.h"
+#include "io/pickled_module.h"
 #include "io/safetensors.h"
 #include "io/state_dict.h"
-#include "io/tensor_archive.h"
+#include "io/torch_pickle.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -34,21 +35,32 @@ PretrainedWeights read_pretrained(const std::string& path) {
     for (auto& [name, tensor] : read_safetensors(path)) weights.tensors.emplace(name, std::move(tensor));
     return weights;
   }
-  const c10::IValue archive = read_archive(path);
+  PretrainedWeights weights;
+  const c10::IValue archive = read_torch_pickle(path, PythonObjects::inert);
+  if (is_pickled_module(archive)) {  // torch.save(model)
+    weights.tensors = to_map(pickled_state_dict(archive, path));
+    return weights;
+  }
   if (!archive.isGenericDict()) {
     throw UserError("'" + path + "' holds a " + archive.tagKind() +
                     ", not a state dict (a dict of name -> tensor) or a checkpoint dict");
   }
   const c10::impl::GenericDict dict = archive.toGenericDict();
-  PretrainedWeights weights;
   if (dict.contains("format_version")) {
-    const Checkpoint checkpoint = load_checkpoint(path);
+    const Checkpoint checkpoint = checkpoint_of(archive, path);
     weights.entry = checkpoint.ema.empty() ? "model" : "ema";
     weights.tensors = to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema);
     return weights;
   }
   if (is_state_dict(archive)) {
     weights.tensors = tensor_map(archive);
+    return weights;
+  }
+  if (has_pickled_model(archive)) {
+    UltralyticsModel model = read_ultralytics_model(archive, path);
+    weights.entry = model.entry;
+    weights.tensors = to_map(model.weights);
+    weights.ultralytics = std::move(model);
     return weights;
   }
   for (const std::string key : {"state_dict", "model_state_dict", "model", "ema"}) {
@@ -69,15 +81,38 @@ PretrainedWeights read_pretrained(const std::string& path) {
                   join(keys, ", ") + (dict.size() > keys.size() ? ", ..." : "") + ")");
 }
 
+TrainedFile read_trained(const std::string& path) {
+  const c10::IValue archive = read_torch_pickle(path, PythonObjects::inert);
+  TrainedFile file;
+  if (!has_pickled_model(archive)) {
+    file.checkpoint = checkpoint_of(archive, path);
+    return file;
+  }
+  file.ultralytics = read_ultralytics_model(archive, path);
+  file.checkpoint.task = "detect";
+  (file.ultralytics->entry == "ema" ? file.checkpoint.ema : file.checkpoint.model) = file.ultralytics->weights;
+  return file;
+}
+
 void load_pretrained(torch::nn::Module& model, const std::string& path) {
   const PretrainedWeights weights = read_pretrained(path);
   const LoadReport report = load_state_dict(model, weights.tensors, false);
   const std::string source = weights.entry.empty() ? path : path + " (entry '" + weights.entry + "')";
   if (report.loaded.empty()) {
+    const std::string example = !report.mismatched.empty()   ? report.mismatched.front()
+                                : !report.unexpected.empty() ? report.unexpected.front()
+                                                             : "";
     throw UserError(source + ": no tensor matches the model (" + std::to_string(report.unexpected.size()) +
-                    " unexpected keys, e.g. '" + (report.unexpected.empty() ? "" : report.unexpected.front()) + "')");
+                    " unexpected keys, " + std::to_string(report.mismatched.size()) + " of another shape, e.g. '" +
+                    example + "')");
   }
   spdlog::info("pretrained: loaded {} tensors from {}", report.loaded.size(), source);
+  if (weights.ultralytics) {
+    const UltralyticsModel& file = *weights.ultralytics;
+    spdlog::info("pretrained: {} (Ultralytics {}), scale {}, {} classes", file.type,
+                 file.version.empty() ? "version unknown" : file.version, file.scale.empty() ? "?" : file.scale,
+                 file.classes);
+  }
   if (!report.mismatched.empty()) spdlog::warn("pretrained: skipped (shape differs): {}", join(report.mismatched, "; "));
   if (!report.missing.empty()) spdlog::warn("pretrained: not in the file, left as initialised: {}", join(report.missing, ", "));
   if (!report.unexpected.empty()) spdlog::warn("pretrained: ignored keys not in the model: {}", join(report.unexpected, ", "));

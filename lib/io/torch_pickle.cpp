@@ -44,7 +44,7 @@ const std::map<std::string, at::ScalarType>& storage_types() {
 // What a GLOBAL opcode names, once it passed the allow-list. It lives on the stack as an IValue
 // capsule, so tuples (the storage persistent id) can hold it like any other value.
 struct Global : torch::CustomClassHolder {
-  enum class Kind { ordered_dict, rebuild_tensor, rebuild_parameter, storage_type, encode, bytes };
+  enum class Kind { ordered_dict, rebuild_tensor, rebuild_parameter, storage_type, encode, bytes, set, object };
   Kind kind = Kind::ordered_dict;
   at::ScalarType dtype = at::kFloat;  ///< for storage_type
   std::string name;                   ///< module.name, for messages
@@ -58,6 +58,29 @@ struct StorageRef : torch::CustomClassHolder {
   int64_t numel = 0;
 };
 
+// Classes whose instances a model checkpoint holds, kept as PickledObjects: Ultralytics' modules
+// and the torch.nn layers they are made of, numpy scalars (Ultralytics' best_fitness), the
+// namespaces and paths of training arguments. Only names: nothing of them is ever called.
+bool is_inert_class(const std::string& module, const std::string& name) {
+  static const std::unordered_set<std::string> classes = {"numpy.core.multiarray.scalar",
+                                                          "numpy._core.multiarray.scalar",
+                                                          "numpy.dtype",
+                                                          "types.SimpleNamespace",
+                                                          "argparse.Namespace",
+                                                          "pathlib.PosixPath",
+                                                          "pathlib.WindowsPath",
+                                                          "pathlib.Path",
+                                                          "torch.Size",
+                                                          "torch.device"};
+  const auto starts_with = [&](const char* prefix) { return module.rfind(prefix, 0) == 0; };
+  return module == "ultralytics" || starts_with("ultralytics.") || starts_with("torch.nn.modules.") ||
+         classes.count(module + "." + name) != 0;
+}
+
+PickledObject* object_of(const c10::IValue& value) {
+  return value.isCapsule() ? dynamic_cast<PickledObject*>(value.toCapsule().get()) : nullptr;
+}
+
 // key, dtype, numel -> the storage's bytes (at least numel * itemsize of them).
 using StorageLoader = std::function<at::Storage(const std::string&, at::ScalarType, int64_t)>;
 
@@ -65,8 +88,8 @@ using StorageLoader = std::function<at::Storage(const std::string&, at::ScalarTy
 // GLOBALs only against the allow-list, and "calls" only the constructors it re-implements.
 class Unpickler {
  public:
-  Unpickler(std::string path, const char* data, size_t size, StorageLoader loader)
-      : path_(std::move(path)), data_(data), size_(size), loader_(std::move(loader)) {}
+  Unpickler(std::string path, const char* data, size_t size, StorageLoader loader, PythonObjects objects)
+      : path_(std::move(path)), data_(data), size_(size), loader_(std::move(loader)), objects_(objects) {}
 
   // Runs up to STOP and returns the pickled value.
   c10::IValue parse();
@@ -160,6 +183,7 @@ class Unpickler {
   size_t size_;
   size_t pos_ = 0;
   StorageLoader loader_;
+  PythonObjects objects_;
   std::vector<c10::IValue> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, c10::IValue> memo_;
@@ -199,10 +223,17 @@ c10::IValue Unpickler::make_global(const std::string& module, const std::string&
     global->kind = Global::Kind::encode;
   } else if (global->name == "__builtin__.bytes" || global->name == "builtins.bytes") {
     global->kind = Global::Kind::bytes;
+  } else if ((name == "set" || name == "frozenset") && (module == "__builtin__" || module == "builtins")) {
+    global->kind = Global::Kind::set;  // protocol 2 writes set(list); sets are lists here
   } else if (module.rfind("__torch__", 0) == 0) {
     throw UserError("'" + path_ + "' is a TorchScript module (it names " + global->name +
                     "), not a torch.save file of weights; in Python, save its weights with " +
                     "torch.save(torch.jit.load(path).state_dict(), new_path)");
+  } else if (objects_ == PythonObjects::inert && is_inert_class(module, name)) {
+    global->kind = Global::Kind::object;
+  } else if (objects_ == PythonObjects::inert) {
+    throw UserError("'" + path_ + "' reaches for " + global->name +
+                    ", which no model checkpoint needs (it could run code); refused, nothing in the file was run");
   } else {
     // Unpickling it would import and run that Python code; only the weights are wanted.
     throw UserError("'" + path_ + "' holds a pickled Python object " + global->name +
@@ -246,6 +277,23 @@ c10::IValue Unpickler::call(const c10::IValue& callable, const c10::IValue& args
     case Global::Kind::bytes:
       if (!elements.empty()) fail("bytes() with arguments");
       return std::string();
+    case Global::Kind::set: {
+      c10::impl::GenericList items(c10::AnyType::get());
+      if (elements.size() > 1 || (elements.size() == 1 && !elements[0].isList())) {
+        fail("unexpected arguments to " + global.name);
+      }
+      if (!elements.empty()) {
+        for (const c10::IValue& item : elements[0].toListRef()) items.push_back(item);
+      }
+      return items;
+    }
+    case Global::Kind::object: {
+      // REDUCE and NEWOBJ on a class: recorded, never called.
+      auto object = c10::make_intrusive<PickledObject>();
+      object->type = global.name;
+      object->args = args;
+      return c10::IValue::make_capsule(std::move(object));
+    }
     case Global::Kind::storage_type:
       break;
   }
@@ -524,10 +572,31 @@ c10::IValue Unpickler::parse() {
         break;
       }
       case 'b': {  // BUILD
-        // Only an OrderedDict gets state: state_dict()'s `_metadata` attribute (module
-        // versions), which loading weights does not need.
-        const c10::IValue state = pop();
-        if (!top().isGenericDict()) fail("BUILD on something other than an OrderedDict");
+        // An OrderedDict gets state_dict()'s `_metadata` attribute (module versions), which
+        // loading weights does not need; a PickledObject keeps its state, unapplied.
+        c10::IValue state = pop();
+        PickledObject* object = object_of(top());
+        if (object != nullptr) {
+          object->state = std::move(state);
+        } else if (!top().isGenericDict()) {
+          fail("BUILD on something other than an OrderedDict or a recorded object");
+        }
+        break;
+      }
+      case 0x8f:  // EMPTY_SET
+        stack_.emplace_back(c10::impl::GenericList(c10::AnyType::get()));
+        break;
+      case 0x90: {  // ADDITEMS
+        std::vector<c10::IValue> items = pop_to_mark();
+        if (!top().isList()) fail("ADDITEMS to something that is not a set");
+        c10::impl::GenericList set = top().toList();
+        for (c10::IValue& item : items) set.push_back(std::move(item));
+        break;
+      }
+      case 0x91: {  // FROZENSET
+        c10::impl::GenericList set(c10::AnyType::get());
+        for (c10::IValue& item : pop_to_mark()) set.push_back(std::move(item));
+        stack_.emplace_back(std::move(set));
         break;
       }
       case 'Q': {  // BINPERSID
@@ -551,10 +620,11 @@ c10::IValue Unpickler::parse() {
 void check_tree(const std::string& path, const c10::IValue& value,
                 std::unordered_set<const void*>& done, std::unordered_set<const void*>& open,
                 int depth) {
-  if (value.isCapsule()) {
+  const PickledObject* object = object_of(value);
+  if (value.isCapsule() && object == nullptr) {
     unsupported(path, "a bare storage or a Python class reference outside a tensor");
   }
-  if (!value.isList() && !value.isGenericDict() && !value.isTuple()) return;
+  if (!value.isList() && !value.isGenericDict() && !value.isTuple() && object == nullptr) return;
   const void* node = value.internalToPointer();
   if (done.count(node) != 0) return;
   if (open.count(node) != 0) unsupported(path, "a container that contains itself");
@@ -566,6 +636,9 @@ void check_tree(const std::string& path, const c10::IValue& value,
     for (const auto& entry : value.toGenericDict()) {
       check_tree(path, entry.value(), done, open, depth + 1);
     }
+  } else if (object != nullptr) {
+    check_tree(path, object->args, done, open, depth + 1);
+    check_tree(path, object->state, done, open, depth + 1);
   } else {
     for (const c10::IValue& item : value.toTupleRef().elements()) {
       check_tree(path, item, done, open, depth + 1);
@@ -589,7 +662,7 @@ size_t storage_bytes(const std::string& path, at::ScalarType dtype, int64_t nume
   return static_cast<size_t>(numel) * itemsize;
 }
 
-c10::IValue read_zip(const std::string& path) {
+c10::IValue read_zip(const std::string& path, PythonObjects objects) {
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
     if (reader.hasRecord("byteorder")) {
@@ -618,7 +691,7 @@ c10::IValue read_zip(const std::string& path) {
       }
       return found->second;
     };
-    Unpickler unpickler(path, static_cast<const char*>(pickle.get()), pickle_size, load);
+    Unpickler unpickler(path, static_cast<const char*>(pickle.get()), pickle_size, load, objects);
     return checked(path, unpickler.parse());
   } catch (const c10::Error& error) {
     // The zip layer (truncated archive, bad CRC, missing version record).
@@ -633,10 +706,10 @@ c10::IValue read_zip(const std::string& path) {
 constexpr char kLegacyMagic[] = "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e";
 constexpr size_t kLegacyMagicSize = sizeof(kLegacyMagic) - 1;
 
-c10::IValue read_legacy(const std::string& path, const std::vector<char>& bytes) {
+c10::IValue read_legacy(const std::string& path, const std::vector<char>& bytes, PythonObjects objects) {
   size_t pos = kLegacyMagicSize;
   const auto next_pickle = [&](const StorageLoader& load) {
-    Unpickler unpickler(path, bytes.data() + pos, bytes.size() - pos, load);
+    Unpickler unpickler(path, bytes.data() + pos, bytes.size() - pos, load, objects);
     c10::IValue value = unpickler.parse();
     pos += unpickler.position();
     return value;
@@ -697,7 +770,9 @@ c10::IValue read_legacy(const std::string& path, const std::vector<char>& bytes)
 
 }  // namespace
 
-c10::IValue read_torch_pickle(const std::string& path) {
+const PickledObject* pickled_object(const c10::IValue& value) { return object_of(value); }
+
+c10::IValue read_torch_pickle(const std::string& path, PythonObjects objects) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "storages are read as little-endian");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw UserError("cannot open '" + path + "'");
@@ -705,7 +780,7 @@ c10::IValue read_torch_pickle(const std::string& path) {
   file.read(head, sizeof(head));
   if (file.gcount() >= 2 && head[0] == 'P' && head[1] == 'K') {
     file.close();
-    return read_zip(path);
+    return read_zip(path, objects);
   }
   file.clear();
   file.seekg(0);
@@ -713,7 +788,7 @@ c10::IValue read_torch_pickle(const std::string& path) {
                                 std::istreambuf_iterator<char>()};
   if (bytes.size() >= kLegacyMagicSize &&
       std::memcmp(bytes.data(), kLegacyMagic, kLegacyMagicSize) == 0) {
-    return read_legacy(path, bytes);
+    return read_legacy(path, bytes, objects);
   }
   corrupt(path, "it is neither a torch.save zip archive nor a legacy torch.save file");
 }

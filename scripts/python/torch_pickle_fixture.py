@@ -12,7 +12,7 @@ writes into OUTDIR what real-world torch.save files look like (the resnet18 ones
   tensors_p4.pt, tensors_p5.pt, tensors_legacy.pt   the same with pickle protocol 4 and 5, and
                       in the pre-1.6 format
   values.pt           scalars and containers, one-entry ones included
-  module.pt           a whole nn.Module (to be refused)
+  module.pt           a whole nn.Module (refused as data; pretrained= reads its weights inertly)
   linear.pt           a Linear(4, 2)'s state dict (see linear_state); ultralytics.pt, timm.pt,
                       ema_only.pt, no_weights.pt   checkpoints nesting it, or not
   missing_storage.pt  a zip whose storage record is gone; bad_pickle.pt  a truncated data.pkl

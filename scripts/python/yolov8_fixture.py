@@ -148,20 +148,25 @@ class YOLOv8(nn.Module):
         return m[22]([p3, p4, p5])
 
 
+@torch.no_grad()
+def randomize(model):
+    """PyTorch's default init shrinks activations layer by layer until the outputs are little more
+    than the last biases; He init and varied norm statistics keep every layer's contribution visible."""
+    for module in model.modules():
+        if isinstance(module, nn.Conv2d) and module.weight.requires_grad:
+            nn.init.kaiming_normal_(module.weight)
+        if isinstance(module, nn.BatchNorm2d):
+            module.weight.uniform_(0.5, 1.5)
+            module.bias.uniform_(-0.2, 0.2)
+            module.running_mean.uniform_(-0.1, 0.1)
+            module.running_var.uniform_(0.5, 1.5)
+
+
 def main(out_dir):
     torch.manual_seed(0)
     model = YOLOv8(5).eval()
+    randomize(model)
     with torch.no_grad():
-        # PyTorch's default init shrinks activations layer by layer until the outputs are little
-        # more than the last biases; He init keeps every layer's contribution visible.
-        for module in model.modules():
-            if isinstance(module, nn.Conv2d) and module.weight.requires_grad:
-                nn.init.kaiming_normal_(module.weight)
-            if isinstance(module, nn.BatchNorm2d):
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.uniform_(-0.2, 0.2)
-                module.running_mean.uniform_(-0.1, 0.1)
-                module.running_var.uniform_(0.5, 1.5)
         batch = torch.rand(2, 3, 64, 96)
         outputs = model(batch)
     torch.save({"input": batch, "outputs": outputs}, os.path.join(out_dir, "yolov8n.pt"))

@@ -1,0 +1,38 @@
+// Ultralytics' own checkpoints: the released yolov8n.pt ... yolov8x.pt and the best.pt / last.pt
+// of every Ultralytics run. They pickle the whole model (`ultralytics.nn.tasks.DetectionModel`,
+// fp16) in a dict with "model", "ema", "train_args", "date", "version" ...; Ultralytics itself
+// must run the file's code to open them. Here the restricted unpickler records the objects
+// inertly and the weights, scale, classes and names are read from that record.
+#pragma once
+#include <ATen/core/ivalue.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/checkpoint.h"
+
+namespace trainer {
+
+struct UltralyticsModel {
+  std::string entry;               ///< "ema" or "model", as attempt_load_one_weight picks
+  std::string type;                ///< the model's class, e.g. ultralytics.nn.tasks.DetectionModel
+  NamedTensors weights;            ///< state-dict keys (`model.0.conv.weight` ...), floats as fp32
+  std::string scale;               ///< n, s, m, l or x; "" when the file does not tell
+  int64_t classes = 0;             ///< 0 when the file does not tell
+  std::vector<std::string> names;  ///< class names by index; empty when the file has none
+  std::string version;             ///< the Ultralytics version that wrote it, "" when absent
+};
+
+// Whether `archive` (read with PythonObjects::inert) is a dict whose "ema" or "model" entry is a
+// pickled module: Ultralytics' layout, and that of Python scripts that torch.save a whole model.
+bool has_pickled_model(const c10::IValue& archive);
+
+// The model of such a dict: "ema" when set, else "model" (Ultralytics' attempt_load_one_weight:
+// `ckpt.get("ema") or ckpt["model"]`). The scale comes from the model's `yaml` dict ("scale", else
+// its depth and width multiples), else from the first layer's channels; the class count from
+// `yaml["nc"]`, else from the Detect head's last convolution; the names from its `names`.
+// UserError naming `path` for a model of another task (segmentation, pose, classification ...).
+UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::string& path);
+
+}  // namespace trainer
