@@ -1,5 +1,5 @@
-// FusedOptimizer must reproduce torch's SGD and AdamW step for step (the recipes were tuned on
-// them) while skipping cleanly on overflow and resuming exactly from its state.
+// FusedOptimizer must reproduce torch's SGD, AdamW, Adam and Adadelta step for step (the recipes
+// were tuned on them) while skipping cleanly on overflow and resuming exactly from its state.
 #include <catch2/catch.hpp>
 
 #include <ATen/Parallel.h>
@@ -8,6 +8,9 @@
 #include <string>
 
 #include "engine/fused_optimizer.h"
+#include "io/state_dict.h"
+#include "io/tensor_archive.h"
+#include "test_helpers.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
 
@@ -15,8 +18,16 @@ using namespace trainer;
 
 namespace {
 
+constexpr OptimizerKind kAllKinds[] = {OptimizerKind::sgd, OptimizerKind::adamw, OptimizerKind::adam,
+                                       OptimizerKind::adadelta};
 constexpr size_t kNoGrad = 3;  // never gets a grad
 constexpr size_t kLate = 2;    // gets no grad in step 1, so its AdamW step count lags
+
+struct ThreadCount {
+  explicit ThreadCount(int threads) : saved(at::get_num_threads()) { at::set_num_threads(threads); }
+  ~ThreadCount() { at::set_num_threads(saved); }
+  int saved;
+};
 
 std::vector<torch::Tensor> make_params(torch::ScalarType dtype) {
   torch::manual_seed(0);
@@ -146,6 +157,91 @@ TEST_CASE("The tensor-op path (float64 params) follows torch's SGD and AdamW too
 
 namespace {
 
+// torch.optim's Adam and Adadelta in Python (LibTorch's C++ API has no Adadelta), step by step:
+// scripts/python/optimizer_fixture.py, which documents the file's entries.
+std::map<std::string, torch::Tensor> python_run(const std::string& name) {
+  static const testing::PythonOutput fixture("optimizer_fixture.py");
+  return tensor_map(read_archive(fixture.file(name + ".pt")));
+}
+
+double option_or(const std::map<std::string, torch::Tensor>& run, const std::string& name, double fallback) {
+  const auto found = run.find("options." + name);
+  return found == run.end() ? fallback : found->second.item<double>();
+}
+
+// Runs the fixture's six steps with our optimizer on `dtype` copies of its parameters (float32 takes the
+// raw loops, float64 the tensor ops) and compares every step's parameters and the final state, whose
+// names must be torch's, with Python's.
+void follow_python(OptimizerKind kind, const std::string& name, torch::ScalarType dtype) {
+  ThreadCount threads(2);  // the first param is split across threads
+  const auto run = python_run(name);
+  std::vector<torch::Tensor> params;
+  for (size_t i = 0; run.count("init." + std::to_string(i)); ++i) {
+    params.push_back(run.at("init." + std::to_string(i)).to(dtype).clone().requires_grad_());
+  }
+  std::vector<ParamGroup> groups;
+  for (size_t g = 0; run.count("group." + std::to_string(g) + ".params"); ++g) {
+    const std::string prefix = "group." + std::to_string(g);
+    ParamGroup group{
+        prefix, {}, run.at("step.0." + prefix + ".lr").item<double>(), run.at(prefix + ".weight_decay").item<double>()};
+    const torch::Tensor members = run.at(prefix + ".params");
+    for (int64_t k = 0; k < members.numel(); ++k) group.params.push_back(params[members[k].item<int64_t>()]);
+    groups.push_back(group);
+  }
+  FusedOptimizerOptions options;
+  options.kind = kind;
+  options.momentum = option_or(run, "beta1", options.momentum);
+  options.beta2 = option_or(run, "beta2", options.beta2);
+  options.eps = option_or(run, "eps", options.eps);
+  options.rho = option_or(run, "rho", options.rho);
+  FusedOptimizer optimizer(groups, options);
+  for (int step = 0; run.count("step." + std::to_string(step) + ".param.0"); ++step) {
+    const std::string prefix = "step." + std::to_string(step) + ".";
+    for (size_t g = 0; g < optimizer.group_count(); ++g) {
+      optimizer.set_lr(g, run.at(prefix + "group." + std::to_string(g) + ".lr").item<double>());
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto grad = run.find(prefix + "grad." + std::to_string(i));
+      params[i].mutable_grad() = grad == run.end() ? torch::Tensor() : grad->second.to(dtype);
+    }
+    optimizer.step();
+    for (size_t i = 0; i < params.size(); ++i) {
+      INFO(name << " step " << step << ", param " << i);
+      CHECK(relative_error(params[i].detach().to(torch::kFloat), run.at(prefix + "param." + std::to_string(i))) < 1e-6);
+    }
+  }
+  size_t compared = 0;
+  for (const auto& [key, ours] : optimizer.state()) {
+    const std::string tail = key.substr(std::string("group.").size());  // <g>.param.<k>.<name>
+    const size_t param_at = tail.find(".param.");
+    if (param_at == std::string::npos) continue;
+    const std::string theirs_key = "state." + tail.substr(0, param_at) + "." + tail.substr(param_at + 7);
+    INFO(key << " against torch's " << theirs_key);
+    const auto theirs = run.find(theirs_key);
+    if (theirs == run.end()) {  // torch keeps no state for a parameter that never had a grad
+      CHECK(ours.abs().max().item<double>() == 0);
+      continue;
+    }
+    ++compared;
+    CHECK(relative_error(ours.to(torch::kFloat), theirs->second) < 1e-6);
+  }
+  CHECK(compared == 4 * 3);  // four parameters with grads, three tensors each: torch's names all found
+}
+
+}  // namespace
+
+TEST_CASE("Fused Adam follows Python's torch.optim.Adam (Ultralytics' betas, coupled decay)", "[engine]") {
+  follow_python(OptimizerKind::adam, "adam", torch::kFloat);
+  follow_python(OptimizerKind::adam, "adam", torch::kDouble);
+}
+
+TEST_CASE("Fused Adadelta follows Python's torch.optim.Adadelta (EasyOCR's lr, rho, eps)", "[engine]") {
+  follow_python(OptimizerKind::adadelta, "adadelta", torch::kFloat);
+  follow_python(OptimizerKind::adadelta, "adadelta", torch::kDouble);
+}
+
+namespace {
+
 // Copies of an optimizer's parameters and state, to check that a skipped step changed nothing.
 struct Snapshot {
   std::vector<torch::Tensor> params;
@@ -188,7 +284,7 @@ struct SteppedOnce {
 
 TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-identical",
           "[engine]") {
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
       SteppedOnce stepped(kind, dtype);
       auto& [params, optimizer] = stepped;
@@ -205,7 +301,7 @@ TEST_CASE("A non-zero found_inf skips the update and leaves every tensor bit-ide
 
 TEST_CASE("An optimizer restored with load_state continues exactly like the original",
           "[engine]") {
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     FusedOptimizerOptions options;
     options.kind = kind;
     std::vector<torch::Tensor> a = leaf_copies(make_params(torch::kFloat));
@@ -221,8 +317,9 @@ TEST_CASE("An optimizer restored with load_state continues exactly like the orig
     FusedOptimizer restored(make_groups(b, 1e-2), options);
     std::map<std::string, torch::Tensor> saved;
     for (const auto& [name, t] : original.state()) saved[name] = t.clone();
-    CHECK(saved.count(kind == OptimizerKind::sgd ? "group.0.param.0.momentum_buffer"
-                                                 : "group.1.param.0.exp_avg_sq"));
+    CHECK(saved.count(kind == OptimizerKind::sgd        ? "group.0.param.0.momentum_buffer"
+                      : kind == OptimizerKind::adadelta ? "group.1.param.0.acc_delta"
+                                                        : "group.1.param.0.exp_avg_sq"));
     restored.load_state(saved);
     CHECK(restored.lr(1) == Approx(0.15));
 
@@ -276,12 +373,6 @@ TEST_CASE("zero_grad zeroes grads in place and keeps them defined", "[engine]") 
 
 namespace {
 
-struct ThreadCount {
-  explicit ThreadCount(int threads) : saved(at::get_num_threads()) { at::set_num_threads(threads); }
-  ~ThreadCount() { at::set_num_threads(saved); }
-  int saved;
-};
-
 // Two optimizers over identical parameters, for comparing two ways of stepping.
 struct TwinOptimizers {
   std::vector<torch::Tensor> a, b;
@@ -314,7 +405,7 @@ struct TwinOptimizers {
 
 TEST_CASE("step with grad_scale equals a step after multiplying the grads by it", "[engine]") {
   ThreadCount threads(2);  // the first param is split across threads
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {  // fast path, tensor ops
       INFO(to_string(kind) << " " << c10::toString(dtype));
       TwinOptimizers twins(kind, dtype);
@@ -344,7 +435,7 @@ TEST_CASE("step with grad_scale equals a step after multiplying the grads by it"
 TEST_CASE("step with zero_grads updates as step then zero_grad, zeroing the grads in place",
           "[engine]") {
   ThreadCount threads(2);
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
       INFO(to_string(kind) << " " << c10::toString(dtype));
       TwinOptimizers twins(kind, dtype);
@@ -374,7 +465,7 @@ TEST_CASE("step with zero_grads updates as step then zero_grad, zeroing the grad
 
 TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical, grads zero",
           "[engine]") {
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble}) {
       INFO(to_string(kind) << " " << c10::toString(dtype));
       SteppedOnce stepped(kind, dtype);
@@ -393,14 +484,14 @@ TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical,
   }
 }
 
-TEST_CASE("CUDA SGD and AdamW (torch's fused kernels where LibTorch has them) match the CPU update, scale and skip",
+TEST_CASE("CUDA updates of every kind (torch's fused kernels where LibTorch has them) match the CPU, scale and skip",
           "[engine][gpu]") {
   if (!torch::cuda::is_available()) {
     WARN("no CUDA device: the device update is not tried");
     return;
   }
   const torch::Device cuda(torch::kCUDA);
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adamw}) {
+  for (OptimizerKind kind : kAllKinds) {
     INFO(to_string(kind));
     const std::vector<torch::Tensor> init = make_params(torch::kFloat);
     std::vector<torch::Tensor> on_cpu = leaf_copies(init);

@@ -90,6 +90,29 @@ TEST_CASE("keys of Ultralytics and timm that differ here say what they are", "[c
   CHECK_THAT(error_of((dir / "r.yaml").string(), {}), Catch::Contains("r.yaml:2:1") && Catch::Contains("grad_clip"));
 }
 
+TEST_CASE("Ultralytics' optimizer names are accepted or refused with the nearest choice", "[config]") {
+  for (const auto& [name, kind] :
+       std::vector<std::pair<std::string, OptimizerKind>>{{"SGD", OptimizerKind::sgd},
+                                                          {"Adam", OptimizerKind::adam},
+                                                          {"AdamW", OptimizerKind::adamw},
+                                                          {"auto", OptimizerKind::automatic},
+                                                          {"adadelta", OptimizerKind::adadelta}}) {
+    INFO(name);
+    CHECK(load_settings(std::nullopt, {"optimizer=" + name}).optim.kind == kind);
+  }
+  for (const std::string name : {"Adamax", "NAdam", "RAdam", "RMSProp"}) {
+    INFO(name);
+    CHECK_THAT(error_of(std::nullopt, {"optimizer=" + name}),
+               Catch::Contains("'optimizer'") && Catch::Contains("has no fused update here") && Catch::Contains(name));
+  }
+  // EasyOCR's Adadelta hyper-parameters and its spelling of Adam's beta1.
+  const Settings easyocr = load_settings(std::nullopt, {"optimizer=adadelta", "rho=0.9", "eps=1e-6", "beta1=0.5"});
+  CHECK(easyocr.optim.rho == 0.9);
+  CHECK(easyocr.optim.eps == 1e-6);
+  CHECK(easyocr.optim.momentum == 0.5);
+  CHECK_THAT(error_of(std::nullopt, {"rho=1"}), Catch::Contains("'rho'"));
+}
+
 TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[config]") {
   SECTION("the model alone decides the task") {
     CHECK(load_settings(std::nullopt, {"model=yolov8s"}).run.task == TaskKind::detect);
@@ -146,7 +169,7 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"fliplr=1.5"}), Catch::Contains("'fliplr'"));
   CHECK_THAT(error_of(std::nullopt, {"momentum=1"}), Catch::Contains("'momentum'"));
   CHECK_THAT(error_of(std::nullopt, {"ema=yes"}), Catch::Contains("true or false"));
-  CHECK_THAT(error_of(std::nullopt, {"optimizer=adam"}), Catch::Contains("sgd, adamw"));
+  CHECK_THAT(error_of(std::nullopt, {"optimizer=lion"}), Catch::Contains("sgd, adamw, adam, adadelta"));
   CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
   CHECK(load_settings(std::nullopt, {"device=1"}).run.device == "cuda:1");  // Ultralytics' GPU index
   CHECK_THAT(error_of(std::nullopt, {"device=0,1"}), Catch::Contains("nproc=N device=cuda"));

@@ -21,6 +21,9 @@ namespace {
 
 using trainer::UserError;
 
+constexpr trainer::OptimizerKind kKinds[] = {trainer::OptimizerKind::adamw, trainer::OptimizerKind::sgd,
+                                             trainer::OptimizerKind::adam, trainer::OptimizerKind::adadelta};
+
 std::vector<std::vector<int64_t>> read_shapes(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UserError("cannot read shapes file " + path);
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
     }
     std::cout << "params " << params.size() << " tensors, " << numel << " elements\n";
 
-    for (trainer::OptimizerKind kind : {trainer::OptimizerKind::adamw, trainer::OptimizerKind::sgd}) {
+    for (trainer::OptimizerKind kind : kKinds) {
       trainer::FusedOptimizerOptions options;
       options.kind = kind;
       trainer::FusedOptimizer optimizer({{"all", params, 1e-3, 5e-4}}, options);
@@ -107,7 +110,7 @@ int main(int argc, char** argv) {
     const auto refill = [&] {
       for (size_t i = 0; i < grads.size(); ++i) grads[i].copy_(scaled_grads[i]);
     };
-    for (trainer::OptimizerKind kind : {trainer::OptimizerKind::adamw, trainer::OptimizerKind::sgd}) {
+    for (trainer::OptimizerKind kind : kKinds) {
       trainer::FusedOptimizerOptions options;
       options.kind = kind;
       trainer::FusedOptimizer optimizer({{"all", params, 1e-3, 5e-4}}, options);
@@ -143,6 +146,9 @@ int main(int argc, char** argv) {
     torch::optim::SGD sgd(
         params, torch::optim::SGDOptions(1e-3).momentum(0.937).nesterov(true).weight_decay(5e-4));
     std::cout << "libtorch_sgd " << seconds_per_step([&] { sgd.step(); }, warmup, steps) << "\n";
+    // LibTorch's C++ API has Adam but no Adadelta.
+    torch::optim::Adam adam(params, torch::optim::AdamOptions(1e-3).weight_decay(5e-4));
+    std::cout << "libtorch_adam " << seconds_per_step([&] { adam.step(); }, warmup, steps) << "\n";
   } catch (const UserError& error) {
     std::cerr << "error: " << error.what() << "\n";
     return 1;

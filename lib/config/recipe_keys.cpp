@@ -142,6 +142,35 @@ KeyRow resume_key() {
       .bare_means_true();
 }
 
+// Ultralytics' other optimizer names are refused with what to use instead.
+KeyRow optimizer_key() {
+  static const std::vector<std::pair<std::string, std::string>> refused = {
+      {"adamax", "Adamax (Adam with an infinity norm) has no fused update here; adam is the nearest"},
+      {"nadam", "NAdam (Adam with Nesterov momentum) has no fused update here; adam or adamw is the nearest"},
+      {"radam", "RAdam (rectified Adam) has no fused update here; adam with warmup is the usual stand-in"},
+      {"rmsprop", "RMSProp has no fused update here; adadelta (running RMS of gradients and of updates) or adam"},
+  };
+  static const std::vector<OptimizerKind> kinds = {OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw,
+                                                   OptimizerKind::adam, OptimizerKind::adadelta};
+  const std::string values = "auto, sgd, adamw, adam, adadelta";
+  return custom_key(
+      "optimizer", values,
+      [values](Settings& s, const RecipeValue& v) {
+        const std::string lowered = v.is_null ? "none" : to_lower(v.text);
+        for (OptimizerKind kind : kinds) {
+          if (lowered == to_string(kind)) {
+            s.optim.kind = kind;
+            return;
+          }
+        }
+        for (const auto& [name, reason] : refused) {
+          if (lowered == name) fail_value("optimizer", v, "one of " + values + ": " + reason);
+        }
+        fail_value("optimizer", v, "one of " + values);
+      },
+      [](const Settings& s) { return std::string(to_string(s.optim.kind)); });
+}
+
 KeyRow device_key() {
   return custom_key(
       "device", "auto, cpu, cuda, cuda:N, N",
@@ -340,17 +369,29 @@ std::vector<RecipeKey> build_table() {
                      .help("seconds the rendezvous and every collective wait for the other ranks: a rank that dies or "
                            "hangs makes the others fail after at most this long, naming their rank");
 
-  optim << enum_key("optimizer", FIELD(optim.kind),
-                        std::vector{OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw})
+  optim << optimizer_key()
                    .help("auto = Ultralytics' rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
-                         "updates, else SGD at 0.01 (lr0 is then ignored)")
+                         "updates, else SGD at 0.01 (lr0 is then ignored); sgd = Nesterov SGD; adamw = AdamW "
+                         "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
+                         "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
+                         "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
+                         "RMSProp are refused with the nearest choice")
                    .differs(kTimm, "opt", "timm's --opt is optimizer here");
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
                    .help("initial learning rate at `lr_base_batch`")
                    .differs(kTimm, "lr", "timm's --lr is lr0 here");
   schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0).help("final learning rate as a fraction of the scaled lr0");
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
-                   .help("SGD momentum (nesterov) / AdamW beta1");
+                   .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
+                   .same_as(ForeignTool::easyocr, "beta1",
+                            "EasyOCR's beta1 is Adam's beta1, which is momentum here (EasyOCR's own train.py builds "
+                            "Adam with torch's defaults and does not pass it)");
+  optim << double_key("rho", FIELD(optim.rho), 0.0, 1.0, {true, false})
+                   .help("Adadelta: decay of the running averages of squared gradients and squared updates (EasyOCR's "
+                         "`rho`; torch's default is 0.9)");
+  optim << double_key("eps", FIELD(optim.eps), 0.0, 1.0, {false, true})
+                   .help("Adam, AdamW and Adadelta: the term added inside the update's denominator (EasyOCR's `eps`; "
+                         "torch's Adadelta default is 1e-6)");
   optim << double_key("weight_decay", FIELD(optim.weight_decay), 0.0, 1.0)
                    .help("weight decay at batch `nbs`, scaled by effective batch / nbs (Ultralytics' rule); never "
                          "applied to norm weights and biases");

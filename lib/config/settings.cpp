@@ -18,6 +18,8 @@ const char* to_string(OptimizerKind value) {
     case OptimizerKind::automatic: return "auto";
     case OptimizerKind::sgd: return "sgd";
     case OptimizerKind::adamw: return "adamw";
+    case OptimizerKind::adam: return "adam";
+    case OptimizerKind::adadelta: return "adadelta";
   }
   return "?";
 }

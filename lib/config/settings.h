@@ -11,7 +11,7 @@
 namespace trainer {
 
 enum class TaskKind { classify, ocr, detect };
-enum class OptimizerKind { automatic, sgd, adamw };
+enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };
@@ -86,7 +86,9 @@ struct ScheduleSettings {
 struct OptimizerSettings {
   OptimizerKind kind = OptimizerKind::automatic;
   double lr0 = 0.01;
-  double momentum = 0.937;
+  double momentum = 0.937;            // SGD momentum, Adam/AdamW beta1
+  double rho = 0.95;                  // Adadelta (EasyOCR's value)
+  double eps = 1e-8;                  // Adam, AdamW, Adadelta
   double weight_decay = 5e-4;
   double grad_clip = 10.0;
   bool ema = true;

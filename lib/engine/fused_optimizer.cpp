@@ -61,14 +61,24 @@ struct SgdSlice {
   bool nesterov;
 };
 
-struct AdamwSlice {
+// Adam and AdamW: Adam adds coupled_decay · param to the grad, AdamW multiplies the param by decay.
+struct AdamSlice {
   float* p;
   float* g;
   float* m;
   float* v;
   int64_t numel;
-  float grad_scale, decay, beta1, beta2, one_minus_beta1, one_minus_beta2,
-      sqrt_bias_correction2, eps, neg_step_size;
+  float grad_scale, coupled_decay, decay, beta1, beta2, one_minus_beta1, one_minus_beta2, sqrt_bias_correction2, eps,
+      neg_step_size;
+};
+
+struct AdadeltaSlice {
+  float* p;
+  float* g;
+  float* square_avg;
+  float* acc_delta;
+  int64_t numel;
+  float grad_scale, weight_decay, rho, one_minus_rho, eps, neg_lr;
 };
 
 // The grad is scaled as it is read (the same float product as `grads *= scale` beforehand) and,
@@ -89,15 +99,17 @@ void sgd_kernel(const SgdSlice& s, int64_t begin, int64_t end) {
   }
 }
 
-// Same operation order as torch's AdamW, so results agree to rounding.
+// Same operation order as torch's Adam and AdamW, so results agree to rounding.
 template <bool kZeroGrad>
-void adamw_kernel(const AdamwSlice& s, int64_t begin, int64_t end) {
+void adam_kernel(const AdamSlice& s, int64_t begin, int64_t end) {
   float* __restrict__ p = s.p;
   float* __restrict__ g = s.g;
   float* __restrict__ m_buf = s.m;
   float* __restrict__ v_buf = s.v;
+  const bool coupled = s.coupled_decay != 0;
   for (int64_t j = begin; j < end; ++j) {
-    const float grad = g[j] * s.grad_scale;
+    const float scaled = g[j] * s.grad_scale;
+    const float grad = coupled ? scaled + s.coupled_decay * p[j] : scaled;
     if (kZeroGrad) g[j] = 0;
     const float m = m_buf[j] * s.beta1 + grad * s.one_minus_beta1;
     const float v = v_buf[j] * s.beta2 + s.one_minus_beta2 * grad * grad;
@@ -105,6 +117,24 @@ void adamw_kernel(const AdamwSlice& s, int64_t begin, int64_t end) {
     m_buf[j] = m;
     v_buf[j] = v;
     p[j] = p[j] * s.decay + s.neg_step_size * m / denom;
+  }
+}
+
+// Same operation order as torch's Adadelta.
+template <bool kZeroGrad>
+void adadelta_kernel(const AdadeltaSlice& s, int64_t begin, int64_t end) {
+  float* __restrict__ p = s.p;
+  float* __restrict__ g = s.g;
+  float* __restrict__ square_avg = s.square_avg;
+  float* __restrict__ acc_delta = s.acc_delta;
+  for (int64_t j = begin; j < end; ++j) {
+    const float grad = g[j] * s.grad_scale + s.weight_decay * p[j];
+    if (kZeroGrad) g[j] = 0;
+    const float avg = square_avg[j] * s.rho + s.one_minus_rho * grad * grad;
+    const float delta = std::sqrt(acc_delta[j] + s.eps) / std::sqrt(avg + s.eps) * grad;
+    square_avg[j] = avg;
+    acc_delta[j] = acc_delta[j] * s.rho + s.one_minus_rho * delta * delta;
+    p[j] = p[j] + s.neg_lr * delta;
   }
 }
 
@@ -137,21 +167,28 @@ std::string shape_text(torch::IntArrayRef sizes) {
 FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOptions options)
     : options_(options) {
   if (options_.kind == OptimizerKind::automatic) {
-    throw UserError("optimizer 'auto' must be resolved to sgd or adamw before it is built");
+    throw UserError("optimizer 'auto' must be resolved to sgd, adamw, adam or adadelta before it is built");
   }
   torch::NoGradGuard no_grad;
+  const auto zeros = [](const torch::Tensor& param) { return torch::zeros_like(param, torch::MemoryFormat::Preserve); };
   for (ParamGroup& spec : groups) {
     Group group;
     group.momentum = options_.momentum;
     for (const torch::Tensor& param : spec.params) {
       ParamState state;
-      if (options_.kind == OptimizerKind::sgd) {
-        state.momentum_buffer = torch::zeros_like(param, torch::MemoryFormat::Preserve);
-      } else {
-        state.exp_avg = torch::zeros_like(param, torch::MemoryFormat::Preserve);
-        state.exp_avg_sq = torch::zeros_like(param, torch::MemoryFormat::Preserve);
-        state.step = torch::zeros({}, param.options().dtype(torch::kFloat));
+      switch (options_.kind) {
+        case OptimizerKind::sgd:
+          state.momentum_buffer = zeros(param);
+          break;
+        case OptimizerKind::adadelta:
+          state.square_avg = zeros(param);
+          state.acc_delta = zeros(param);
+          break;
+        default:
+          state.exp_avg = zeros(param);
+          state.exp_avg_sq = zeros(param);
       }
+      if (options_.kind != OptimizerKind::sgd) state.step = torch::zeros({}, param.options().dtype(torch::kFloat));
       group.states.push_back(std::move(state));
     }
     const auto scalar_options = torch::TensorOptions()
@@ -184,6 +221,19 @@ void FusedOptimizer::set_momentum(double momentum) {
   }
 }
 
+struct FusedOptimizer::CpuSlices {
+  std::vector<SgdSlice> sgd;
+  std::vector<AdamSlice> adam;
+  std::vector<AdadeltaSlice> adadelta;
+
+  template <bool kZeroGrad>
+  void run() const {
+    update_in_one_pass(sgd, sgd_kernel<kZeroGrad>);
+    update_in_one_pass(adam, adam_kernel<kZeroGrad>);
+    update_in_one_pass(adadelta, adadelta_kernel<kZeroGrad>);
+  }
+};
+
 void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& grad_scale,
                           bool zero_grads) {
   torch::NoGradGuard no_grad;
@@ -206,14 +256,7 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
   const bool fast_allowed = !skip.defined() && host_scale;
   // The fused kernels write the grads back divided by the scale: only where the caller gives them up.
   const bool device_fused_allowed = zero_grads || !grad_scale.defined();
-  // SGD's kernel takes momentum (warmup ramps it) as a host number, which a graph would freeze.
-  std::optional<bool> capturing;
-  const auto host_momentum_allowed = [&] {
-    if (!capturing) capturing = capturing_cuda_graph();
-    return !*capturing;
-  };
-  std::vector<SgdSlice> sgd;
-  std::vector<AdamwSlice> adamw;
+  CpuSlices slices;
   std::vector<torch::Tensor> zero_after;  // grads the tensor ops read; the loops zero their own
   std::optional<DeviceFusedInputs> fused_inputs;
   for (Group& group : groups_) {
@@ -223,49 +266,11 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
       const torch::Tensor& grad = param.grad();
       if (!grad.defined()) continue;
       ParamState& state = group.states[i];
-      const auto scaled_grad = [&] { return grad_scale.defined() ? grad * grad_scale : grad; };
-      if (options_.kind == OptimizerKind::sgd) {
-        if (fast_allowed && cpu_fast_path(param, {&grad, &state.momentum_buffer})) {
-          sgd.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
-                         state.momentum_buffer.data_ptr<float>(), param.numel(), fast_scale,
-                         static_cast<float>(group.spec.weight_decay),
-                         static_cast<float>(group.momentum), static_cast<float>(-group.spec.lr),
-                         options_.nesterov});
-          continue;
-        }
-        // The kernel with buffers insists on momentum > 0.
-        if (group.momentum > 0 && device_fused_allowed && fused.takes(param) &&
-            device_fused_path(param, {&grad, &state.momentum_buffer}) && host_momentum_allowed()) {
-          fused.add(param, grad, state);
-        } else {
-          sgd_with_tensor_ops(group, param, scaled_grad(), state, skip);
-        }
+      if (fast_allowed && queue_on_cpu(group, param, grad, state, fast_scale, slices)) continue;
+      if (device_fused_allowed && fused.takes(param) && fits_device_fused(group, param, grad, state)) {
+        fused.add(param, grad, state);
       } else {
-        if (fast_allowed && state.step.is_cpu() &&
-            cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
-          float& step = *state.step.data_ptr<float>();
-          step += 1;
-          const double beta1 = group.momentum;
-          const double beta2 = options_.beta2;
-          const double bias_correction1 = 1 - std::pow(beta1, step);
-          const double bias_correction2 = 1 - std::pow(beta2, step);
-          adamw.push_back({param.data_ptr<float>(), grad.data_ptr<float>(),
-                           state.exp_avg.data_ptr<float>(), state.exp_avg_sq.data_ptr<float>(),
-                           param.numel(), fast_scale,
-                           static_cast<float>(1 - group.spec.lr * group.spec.weight_decay),
-                           static_cast<float>(beta1), static_cast<float>(beta2),
-                           static_cast<float>(1 - beta1), static_cast<float>(1 - beta2),
-                           static_cast<float>(std::sqrt(bias_correction2)),
-                           static_cast<float>(options_.eps),
-                           static_cast<float>(-group.spec.lr / bias_correction1)});
-          continue;
-        }
-        if (device_fused_allowed && fused.takes(param) &&
-            device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) {
-          fused.add(param, grad, state);
-        } else {
-          adamw_with_tensor_ops(group, param, scaled_grad(), state, skip);
-        }
+        update_with_tensor_ops(group, param, grad_scale.defined() ? grad * grad_scale : grad, state, skip);
       }
       // The tensor ops above have read the grad (their results are committed) and the group's fused
       // kernel is queued before the zeroing below, so it may go.
@@ -279,11 +284,78 @@ void FusedOptimizer::step(const torch::Tensor& found_inf, const torch::Tensor& g
   }
   if (!zero_after.empty()) at::_foreach_zero_(zero_after);
   if (zero_grads) {
-    update_in_one_pass(sgd, sgd_kernel<true>);
-    update_in_one_pass(adamw, adamw_kernel<true>);
+    slices.run<true>();
   } else {
-    update_in_one_pass(sgd, sgd_kernel<false>);
-    update_in_one_pass(adamw, adamw_kernel<false>);
+    slices.run<false>();
+  }
+}
+
+bool FusedOptimizer::queue_on_cpu(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                                  ParamState& state, float grad_scale, CpuSlices& slices) const {
+  const double lr = group.spec.lr;
+  const double weight_decay = group.spec.weight_decay;
+  if (options_.kind == OptimizerKind::sgd) {
+    if (!cpu_fast_path(param, {&grad, &state.momentum_buffer})) return false;
+    slices.sgd.push_back({param.data_ptr<float>(), grad.data_ptr<float>(), state.momentum_buffer.data_ptr<float>(),
+                          param.numel(), grad_scale, static_cast<float>(weight_decay),
+                          static_cast<float>(group.momentum), static_cast<float>(-lr), options_.nesterov});
+    return true;
+  }
+  if (!state.step.is_cpu()) return false;
+  if (options_.kind == OptimizerKind::adadelta) {
+    if (!cpu_fast_path(param, {&grad, &state.square_avg, &state.acc_delta})) return false;
+    *state.step.data_ptr<float>() += 1;
+    slices.adadelta.push_back({param.data_ptr<float>(), grad.data_ptr<float>(), state.square_avg.data_ptr<float>(),
+                               state.acc_delta.data_ptr<float>(), param.numel(), grad_scale,
+                               static_cast<float>(weight_decay), static_cast<float>(options_.rho),
+                               static_cast<float>(1 - options_.rho), static_cast<float>(options_.eps),
+                               static_cast<float>(-lr)});
+    return true;
+  }
+  if (!cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) return false;
+  float& step = *state.step.data_ptr<float>();
+  step += 1;
+  const bool decoupled = options_.kind == OptimizerKind::adamw;
+  const double beta1 = group.momentum;
+  const double beta2 = options_.beta2;
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  slices.adam.push_back({param.data_ptr<float>(), grad.data_ptr<float>(), state.exp_avg.data_ptr<float>(),
+                         state.exp_avg_sq.data_ptr<float>(), param.numel(), grad_scale,
+                         static_cast<float>(decoupled ? 0.0 : weight_decay),
+                         static_cast<float>(decoupled ? 1 - lr * weight_decay : 1.0), static_cast<float>(beta1),
+                         static_cast<float>(beta2), static_cast<float>(1 - beta1), static_cast<float>(1 - beta2),
+                         static_cast<float>(std::sqrt(bias_correction2)), static_cast<float>(options_.eps),
+                         static_cast<float>(-lr / bias_correction1)});
+  return true;
+}
+
+bool FusedOptimizer::fits_device_fused(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                                       const ParamState& state) const {
+  switch (options_.kind) {
+    case OptimizerKind::sgd:
+      // The kernel with buffers insists on momentum > 0, and takes it as a host number, which a
+      // graph would freeze (warmup ramps it).
+      return group.momentum > 0 && device_fused_path(param, {&grad, &state.momentum_buffer}) && !capturing_cuda_graph();
+    case OptimizerKind::adam:
+    case OptimizerKind::adamw:
+      return device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq});
+    default:
+      return false;
+  }
+}
+
+void FusedOptimizer::update_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                                            ParamState& state, const torch::Tensor& skip) const {
+  switch (options_.kind) {
+    case OptimizerKind::sgd:
+      sgd_with_tensor_ops(group, param, grad, state, skip);
+      break;
+    case OptimizerKind::adadelta:
+      adadelta_with_tensor_ops(group, param, grad, state, skip);
+      break;
+    default:
+      adam_with_tensor_ops(group, param, grad, state, skip);
   }
 }
 
@@ -298,12 +370,15 @@ void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor
   commit(param, param - direction * group.lr_value, skip);
 }
 
-void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
-                                           const torch::Tensor& grad, ParamState& state,
-                                           const torch::Tensor& skip) const {
+void FusedOptimizer::adam_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                          const torch::Tensor& scaled_grad, ParamState& state,
+                                          const torch::Tensor& skip) const {
   const double beta1 = group.momentum;
   const double beta2 = options_.beta2;
   const torch::Tensor& lr = group.lr_value;
+  const bool decoupled = options_.kind == OptimizerKind::adamw;
+  const double weight_decay = group.spec.weight_decay;
+  const torch::Tensor grad = decoupled || weight_decay == 0 ? scaled_grad : scaled_grad.add(param, weight_decay);
   // Counters stay on the device so that a device-side skip needs no sync; the exponent is
   // widened for double parameters so their bias correction is not limited to float precision.
   const torch::Tensor step = skip.defined() ? state.step + skip.logical_not() : state.step + 1;
@@ -313,12 +388,28 @@ void FusedOptimizer::adamw_with_tensor_ops(const Group& group, const torch::Tens
   const torch::Tensor m = state.exp_avg.mul(beta1).add_(grad, 1 - beta1);
   const torch::Tensor v = state.exp_avg_sq.mul(beta2).addcmul_(grad, grad, 1 - beta2);
   const torch::Tensor denom = (v.sqrt() / bias_correction2.sqrt()).add_(options_.eps);
-  const torch::Tensor updated = param.mul(1 - lr * group.spec.weight_decay)
-                                    .sub_(m / denom * (lr / bias_correction1));
+  const torch::Tensor decayed = decoupled ? param.mul(1 - lr * weight_decay) : param;
+  const torch::Tensor updated = decayed.sub(m / denom * (lr / bias_correction1));
   commit(state.step, step, skip);
   commit(state.exp_avg, m, skip);
   commit(state.exp_avg_sq, v, skip);
   commit(param, updated, skip);
+}
+
+void FusedOptimizer::adadelta_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                              const torch::Tensor& scaled_grad, ParamState& state,
+                                              const torch::Tensor& skip) const {
+  const double rho = options_.rho;
+  const double eps = options_.eps;
+  const torch::Tensor grad = scaled_grad.add(param, group.spec.weight_decay);
+  const torch::Tensor step = skip.defined() ? state.step + skip.logical_not() : state.step + 1;
+  const torch::Tensor square_avg = state.square_avg.mul(rho).addcmul_(grad, grad, 1 - rho);
+  const torch::Tensor delta = state.acc_delta.add(eps).sqrt_().div_(square_avg.add(eps).sqrt_()).mul_(grad);
+  const torch::Tensor acc_delta = state.acc_delta.mul(rho).addcmul_(delta, delta, 1 - rho);
+  commit(state.step, step, skip);
+  commit(state.square_avg, square_avg, skip);
+  commit(state.acc_delta, acc_delta, skip);
+  commit(param, param - delta * group.lr_value, skip);
 }
 
 bool FusedOptimizer::DeviceFused::takes(const torch::Tensor& param) const {
@@ -354,15 +445,16 @@ void FusedOptimizer::step_fused_on_device(const Group& group, const DeviceFused&
                       options_.nesterov, inputs.grad_divisor, inputs.found_inf);
     return;
   }
-  // The AdamW kernel reads the step counters without counting: count first, not on a skipped
+  // The Adam(W) kernels read the step counters without counting: count first, not on a skipped
   // step, as torch.optim does.
   if (inputs.step_count.defined()) {
     at::_foreach_add_(fused.steps, std::vector<torch::Tensor>(fused.steps.size(), inputs.step_count));
   } else {
     at::_foreach_add_(fused.steps, 1);
   }
-  compat::fused_adamw(fused.params, fused.grads, fused.exp_avgs, fused.exp_avg_sqs, fused.steps, lr, group.momentum,
-                      options_.beta2, group.spec.weight_decay, options_.eps, inputs.grad_divisor, inputs.found_inf);
+  const auto fused_adam = options_.kind == OptimizerKind::adamw ? compat::fused_adamw : compat::fused_adam;
+  fused_adam(fused.params, fused.grads, fused.exp_avgs, fused.exp_avg_sqs, fused.steps, lr, group.momentum,
+             options_.beta2, group.spec.weight_decay, options_.eps, inputs.grad_divisor, inputs.found_inf);
 }
 
 void FusedOptimizer::zero_grad() {
@@ -379,8 +471,14 @@ void FusedOptimizer::zero_grad() {
 
 std::vector<std::pair<std::string, const torch::Tensor*>> FusedOptimizer::named_buffers(
     const ParamState& state) const {
-  if (options_.kind == OptimizerKind::sgd) return {{"momentum_buffer", &state.momentum_buffer}};
-  return {{"exp_avg", &state.exp_avg}, {"exp_avg_sq", &state.exp_avg_sq}, {"step", &state.step}};
+  switch (options_.kind) {
+    case OptimizerKind::sgd:
+      return {{"momentum_buffer", &state.momentum_buffer}};
+    case OptimizerKind::adadelta:
+      return {{"square_avg", &state.square_avg}, {"acc_delta", &state.acc_delta}, {"step", &state.step}};
+    default:
+      return {{"exp_avg", &state.exp_avg}, {"exp_avg_sq", &state.exp_avg_sq}, {"step", &state.step}};
+  }
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> FusedOptimizer::state() const {

@@ -1,7 +1,7 @@
-// SGD (Nesterov) and AdamW in one object whose step touches each parameter's memory once.
-// torch::optim's C++ optimizers run ~9 separate tensor ops per parameter and keep host-side step
-// counters; on CPU the fused pass is an order of magnitude faster, and keeping every counter in a
-// tensor lets a device-side found_inf skip a step without a host sync.
+// SGD (Nesterov), AdamW, Adam and Adadelta in one object whose step touches each parameter's
+// memory once. torch::optim's C++ optimizers run ~9 separate tensor ops per parameter and keep
+// host-side step counters; on CPU the fused pass is an order of magnitude faster, and keeping every
+// counter in a tensor lets a device-side found_inf skip a step without a host sync.
 #pragma once
 #include <torch/types.h>
 
@@ -24,14 +24,18 @@ struct ParamGroup {
 
 struct FusedOptimizerOptions {
   OptimizerKind kind = OptimizerKind::sgd;
-  double momentum = 0.937;  ///< SGD momentum, AdamW beta1
+  double momentum = 0.937;  ///< SGD momentum, Adam and AdamW beta1
   double beta2 = 0.999;
-  double eps = 1e-8;
+  double eps = 1e-8;  ///< Adam, AdamW, Adadelta
+  double rho = 0.95;  ///< Adadelta
   bool nesterov = true;
 };
 
-// Numerics follow torch.optim.SGD (coupled weight decay, dampening 0, first buffer = grad) and
-// torch.optim.AdamW (decoupled weight decay, bias correction, per-parameter step, no amsgrad).
+// Numerics follow torch.optim.SGD (coupled weight decay, dampening 0, first buffer = grad),
+// torch.optim.AdamW (decoupled weight decay, bias correction, per-parameter step, no amsgrad),
+// torch.optim.Adam (the same with coupled weight decay) and torch.optim.Adadelta (coupled weight
+// decay). State is named as in torch.optim's state_dict: momentum_buffer; exp_avg, exp_avg_sq and
+// step; square_avg, acc_delta and step.
 class FusedOptimizer {
  public:
   // Throws UserError when options.kind is still `automatic`: the recipe layer resolves it.
@@ -69,9 +73,11 @@ class FusedOptimizer {
   // buffer = grad, exactly as torch's lazy clone, and a fixed key set makes load_state strict.
   struct ParamState {
     torch::Tensor momentum_buffer;  // sgd
-    torch::Tensor exp_avg;          // adamw
-    torch::Tensor exp_avg_sq;       // adamw
-    torch::Tensor step;             // adamw, 0-dim float32 on the parameter's device
+    torch::Tensor exp_avg;          // adam, adamw
+    torch::Tensor exp_avg_sq;       // adam, adamw
+    torch::Tensor square_avg;       // adadelta
+    torch::Tensor acc_delta;        // adadelta
+    torch::Tensor step;             // all but sgd, 0-dim float32 on the parameter's device
   };
   struct Group {
     ParamGroup spec;
@@ -92,21 +98,33 @@ class FusedOptimizer {
   };
 
   std::vector<std::pair<std::string, const torch::Tensor*>> named_buffers(const ParamState& state) const;
+  // The raw CPU loops' work of one step, run in one parallel pass per optimizer kind.
+  struct CpuSlices;
+  // Queues the parameter for the raw CPU loops when its tensors allow; false leaves it to the other paths.
+  bool queue_on_cpu(const Group& group, const torch::Tensor& param, const torch::Tensor& grad, ParamState& state,
+                    float grad_scale, CpuSlices& slices) const;
+  // Whether torch's fused device kernel can take the parameter (never for Adadelta, which has none).
+  bool fits_device_fused(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                         const ParamState& state) const;
   // The path for non-CPU, non-float32 or strided tensors, and for device-side skips and
   // scales. `grad` is the parameter's grad already multiplied by the grad scale.
+  void update_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                              ParamState& state, const torch::Tensor& skip) const;
   void sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
                            const torch::Tensor& grad, ParamState& state,
                            const torch::Tensor& skip) const;
-  void adamw_with_tensor_ops(const Group& group, const torch::Tensor& param,
-                             const torch::Tensor& grad, ParamState& state,
-                             const torch::Tensor& skip) const;
+  // Adam (coupled weight decay) and AdamW (decoupled).
+  void adam_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                            ParamState& state, const torch::Tensor& skip) const;
+  void adadelta_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                                ParamState& state, const torch::Tensor& skip) const;
   // What the fused kernels take in place of step()'s grad_scale and skip, converted once a step
   // for all groups (the kernels skip on a float 1.0 and divide the grads where we multiply).
   struct DeviceFusedInputs {
     torch::Device device;
     torch::Tensor found_inf;     // float 0 or 1; undefined when nothing can skip
     torch::Tensor grad_divisor;  // 1 / grad_scale; undefined without a scale
-    torch::Tensor step_count;    // AdamW's counter increment: 0 on a skipped step
+    torch::Tensor step_count;    // Adam(W)'s counter increment: 0 on a skipped step
     DeviceFusedInputs(const torch::Device& device, const torch::Tensor& grad_scale, const torch::Tensor& skip);
   };
   // CUDA parameters where LibTorch has torch.optim's fused kernels (2.4+): one launch for the

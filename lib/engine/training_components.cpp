@@ -9,6 +9,8 @@ TrainingComponents build_training_components(const Settings& settings, const Tra
   FusedOptimizerOptions optimizer_options;
   optimizer_options.kind = plan.optimizer;
   optimizer_options.momentum = settings.optim.momentum;
+  optimizer_options.eps = settings.optim.eps;
+  optimizer_options.rho = settings.optim.rho;
   TrainingComponents components;
   components.optimizer = std::make_unique<FusedOptimizer>(make_param_groups(model, plan.lr, plan.weight_decay),
                                                           optimizer_options);

@@ -7,6 +7,7 @@
 #if TRAINER_TORCH_AT_LEAST_2_4
 #include <ATen/ops/_foreach_add.h>
 #include <ATen/ops/_foreach_mul.h>
+#include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
 
@@ -50,7 +51,7 @@ inline void set_autocast(c10::DeviceType device, bool enabled, at::ScalarType dt
 #endif
 }
 
-// torch.optim's fused AdamW and SGD (fused=True): one multi-tensor launch per call where the
+// torch.optim's fused Adam, AdamW and SGD (fused=True): one multi-tensor launch per call where the
 // tensor ops launch about 30 kernels per parameter. They read lr (float32), AdamW's step
 // counters (float32, not incremented), grad_divisor (float32: grads are divided by it and, so
 // divided, written back) and found_inf (float32; exactly 1 skips) on the device, so a captured
@@ -74,6 +75,18 @@ inline void fused_adamw(at::TensorList params, at::TensorList grads, at::TensorL
                     /*amsgrad=*/false, /*maximize=*/false, optional_tensor(grad_divisor), optional_tensor(found_inf));
 #else
   TORCH_CHECK(false, "fused AdamW needs LibTorch 2.4 or later");
+#endif
+}
+
+// Adam: weight decay coupled (added to the grad), otherwise as fused_adamw.
+inline void fused_adam(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs,
+                       at::TensorList steps, const at::Tensor& lr, double beta1, double beta2, double weight_decay,
+                       double eps, const at::Tensor& grad_divisor, const at::Tensor& found_inf) {
+#if TRAINER_TORCH_AT_LEAST_2_4
+  at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, lr, beta1, beta2, weight_decay, eps,
+                   /*amsgrad=*/false, /*maximize=*/false, optional_tensor(grad_divisor), optional_tensor(found_inf));
+#else
+  TORCH_CHECK(false, "fused Adam needs LibTorch 2.4 or later");
 #endif
 }
 
