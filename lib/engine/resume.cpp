@@ -41,6 +41,11 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
   point.checkpoint_path = settings.output.resume == "true" ? latest_last_checkpoint(settings)
                                                     : std::filesystem::path(settings.output.resume);
   point.checkpoint = load_checkpoint(point.checkpoint_path);
+  if (is_stripped(point.checkpoint)) {
+    throw UserError(point.checkpoint_path.string() +
+                    " holds the weights alone (best.pt is stripped, as "
+                    "Ultralytics' is); resume from the run's last.pt");
+  }
   point.run_folder = RunFolder::of_checkpoint(point.checkpoint_path);
   const std::string origin = point.checkpoint_path.string() + ":recipe";
   const Settings saved = load_settings_from_yaml(point.checkpoint.recipe, origin, {});

@@ -282,7 +282,7 @@ void TrainingRun::end_epoch(EpochRecord& record, TrainingSummary& summary) {
     const Checkpoint saved = checkpoint(record.epoch, 0, false);
     save_checkpoint(folder_.last(), saved);
     summary.last_weights = folder_.last();
-    if (record.best) save_checkpoint(folder_.best(), saved);
+    if (record.best) save_checkpoint(folder_.best(), strip_for_inference(saved));
     const int64_t period = settings_.output.save_period;
     if (period > 0 && record.epoch % period == 0) save_checkpoint(folder_.epoch(record.epoch), saved);
   }

@@ -101,6 +101,24 @@ Checkpoint checkpoint_of(const c10::IValue& value, const std::filesystem::path& 
   return checkpoint;
 }
 
+Checkpoint strip_for_inference(const Checkpoint& checkpoint) {
+  Checkpoint stripped;
+  stripped.task = checkpoint.task;
+  NamedTensors& weights = checkpoint.ema.empty() ? stripped.model : stripped.ema;
+  for (const auto& [name, tensor] : checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema) {
+    weights.emplace_back(name, tensor.is_floating_point() ? tensor.to(at::kHalf) : tensor);
+  }
+  stripped.epoch = checkpoint.epoch;
+  stripped.updates = checkpoint.updates;
+  stripped.best_fitness = checkpoint.best_fitness;
+  stripped.recipe = checkpoint.recipe;
+  return stripped;
+}
+
+bool is_stripped(const Checkpoint& checkpoint) {
+  return checkpoint.optimizer.empty() && checkpoint.progress.empty() && checkpoint.rng.empty();
+}
+
 std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors) {
   return {tensors.begin(), tensors.end()};
 }

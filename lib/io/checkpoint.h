@@ -41,6 +41,13 @@ struct Checkpoint {
 // never leaves a truncated file under `path`. Errors are UserErrors naming the path.
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 Checkpoint load_checkpoint(const std::filesystem::path& path);
+// What best.pt keeps, as Ultralytics' strip_optimizer: the EMA weights (the model's when the run
+// has no EMA) in fp16, integer buffers unchanged, with the task, epoch, updates, fitness and
+// recipe; no optimizer, scaler, gradients, generator states or loop counters (a few MB for
+// YOLOv8n). The format stays 1: the dropped entries are empty dicts.
+Checkpoint strip_for_inference(const Checkpoint& checkpoint);
+// Whether `checkpoint` is such a stripped one: nothing to resume from.
+bool is_stripped(const Checkpoint& checkpoint);
 // The checkpoint in a value read_archive returned from `path` (named in errors).
 Checkpoint checkpoint_of(const c10::IValue& archive, const std::filesystem::path& path);
 std::map<std::string, at::Tensor> to_map(const NamedTensors& tensors);

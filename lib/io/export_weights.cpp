@@ -74,6 +74,11 @@ ExportResult export_weights(const fs::path& checkpoint_path, const ExportOptions
   ExportResult result;
   result.format = format;
   result.ema = !options.model_weights && !checkpoint.ema.empty();
+  if (options.model_weights && checkpoint.model.empty()) {
+    throw UserError("export: " + checkpoint_path.string() +
+                    " holds no model weights besides its EMA weights (a "
+                    "stripped best.pt); export them without --model-weights, or take the run's last.pt");
+  }
   result.epoch = checkpoint.epoch;
   result.output = output_path(checkpoint_path, format, options);
   NamedTensors tensors;
