@@ -8,6 +8,8 @@
 #include "config/key_docs.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "config/timm_docs.h"
+#include "config/timm_flags.h"
 #include "test_helpers.h"
 
 using namespace trainer;
@@ -18,6 +20,12 @@ TEST_CASE("docs/recipe-keys.md is the one the key table makes", "[config]") {
   const std::string path = std::string(TRAINER_SOURCE_DIR) + "/docs/recipe-keys.md";
   INFO("stale: regenerate with `build/trainer keys --markdown > docs/recipe-keys.md`");
   CHECK(read_text(path) == recipe_keys_markdown());
+}
+
+TEST_CASE("docs/timm.md is the one the key table's timm spellings make", "[config]") {
+  const std::string path = std::string(TRAINER_SOURCE_DIR) + "/docs/timm.md";
+  INFO("stale: regenerate with `build/trainer keys --markdown --from timm > docs/timm.md`");
+  CHECK(read_text(path) == timm_flags_markdown());
 }
 
 TEST_CASE("every row of the key table is complete and its names are unique", "[config]") {
@@ -40,6 +48,19 @@ TEST_CASE("every row of the key table is complete and its names are unique", "[c
     CHECK(spellings.insert(spelling.name).second);
     CHECK(find_recipe_key(spelling.name) == nullptr);  // our own key always wins, so it would never be read
     CHECK((spelling.meaning == ForeignMeaning::same || !spelling.note.empty()));
+  }
+}
+
+TEST_CASE("timm's flags point at keys of the table", "[config]") {
+  for (const auto& [key, spelling] : timm_spellings()) {
+    INFO(spelling.name);
+    CHECK(spelling.tool == ForeignTool::timm);
+    CHECK((key.empty() || find_recipe_key(key) != nullptr));
+    CHECK((spelling.meaning == ForeignMeaning::different || !key.empty()));
+  }
+  for (const SharedFlagName& flag : timm_flags_named_like_our_keys()) {
+    INFO(flag.name);
+    CHECK(find_recipe_key(flag.name) != nullptr);
   }
 }
 

@@ -7,6 +7,7 @@
 #include "util/error.h"
 
 using namespace trainer;
+using trainer::testing::CapturedLog;
 using trainer::testing::TempDir;
 using trainer::testing::write_text;
 
@@ -81,13 +82,47 @@ TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
 TEST_CASE("keys of Ultralytics and timm that differ here say what they are", "[config]") {
   CHECK_THAT(error_of(std::nullopt, {"cos_lr=True"}),
              Catch::Contains("unknown key 'cos_lr'") && Catch::Contains("scheduler=cosine"));
-  // By spelling alone, timm's --sched would be taken for seed.
-  CHECK_THAT(error_of(std::nullopt, {"sched=cosine"}),
-             Catch::Contains("is scheduler here") && !Catch::Contains("seed"));
-  CHECK_THAT(error_of(std::nullopt, {"smoothing=0.1"}), Catch::Contains("label_smoothing"));
+  CHECK_THAT(error_of(std::nullopt, {"min_lr=1e-5"}), Catch::Contains("fraction of lr0"));
+  CHECK_THAT(error_of(std::nullopt, {"remode=pixel"}), Catch::Contains("mean colour"));
   TempDir dir("foreign");
-  write_text(dir / "r.yaml", "epochs: 3\nclip_grad: 1.0\n");
-  CHECK_THAT(error_of((dir / "r.yaml").string(), {}), Catch::Contains("r.yaml:2:1") && Catch::Contains("grad_clip"));
+  write_text(dir / "r.yaml", "epochs: 3\ncolor_jitter: 0.4\n");
+  CHECK_THAT(error_of((dir / "r.yaml").string(), {}),
+             Catch::Contains("r.yaml:2:1") && Catch::Contains("hsv_v=X hsv_s=X hsv_h=0"));
+}
+
+TEST_CASE("timm's spellings of our keys are taken with an info line", "[config]") {
+  // By spelling alone, timm's --sched would be taken for seed.
+  CapturedLog log;
+  TempDir dir("timm");
+  write_text(dir / "r.yaml", "clip_grad: 1.0\n");
+  const Settings settings =
+      load_settings((dir / "r.yaml").string(), {"sched=cosine", "smoothing=0.1", "batch_size=32"});
+  CHECK(settings.schedule.scheduler == SchedulerKind::cosine);
+  CHECK(settings.data.label_smoothing == Approx(0.1));
+  CHECK(settings.schedule.batch == 32);
+  CHECK(settings.optim.grad_clip == Approx(1.0));
+  CHECK_THAT(log.text(), Catch::Contains("timm's sched is scheduler here") &&
+                             Catch::Contains("r.yaml:1:1: timm's clip_grad is grad_clip here"));
+}
+
+TEST_CASE("did-you-mean offers only a near key of the same meaning", "[config]") {
+  CHECK_THAT(error_of(std::nullopt, {"acumulate=2"}), Catch::Contains("did you mean 'accumulate'"));
+  CHECK_THAT(error_of(std::nullopt, {"bach=2"}), Catch::Contains("did you mean 'batch'"));
+  // Ultralytics' keys near ours by spelling: their own mapping, or nothing; never the near key.
+  const std::string mode = error_of(std::nullopt, {"mode=train"});
+  CHECK_THAT(mode, Catch::Contains("command word") && !Catch::Contains("'model'"));
+  CHECK_THAT(error_of(std::nullopt, {"optimize=true"}),
+             Catch::Contains("TorchScript") && !Catch::Contains("'optimizer'"));
+  for (const char* near : {"cfg=x.yaml", "time=1", "nms=true"}) {
+    INFO(near);
+    CHECK_THAT(error_of(std::nullopt, {near}), Catch::Contains("unknown key") && !Catch::Contains("did you mean"));
+  }
+}
+
+TEST_CASE("every problem of the command line is reported in one run", "[config]") {
+  const std::string error = error_of(std::nullopt, {"epoch=3", "lr0=fast", "batch=8", "jsd"});
+  CHECK_THAT(error, Catch::Contains("3 problems") && Catch::Contains("'epoch'") && Catch::Contains("lr0") &&
+                        Catch::Contains("Jensen-Shannon"));
 }
 
 TEST_CASE("Ultralytics' optimizer names are accepted or refused with the nearest choice", "[config]") {

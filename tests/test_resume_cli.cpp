@@ -51,7 +51,8 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
     const CommandResult changed = run_trainer("train resume=" + last + " batch=8");
     CHECK(changed.exit_code == 2);
     CHECK_THAT(changed.output, Catch::Contains("batch (4 -> 8)"));
-    const CommandResult resumed = run_trainer("train resume=" + last + " --quiet");
+    // Ultralytics' spelling of resume=PATH.
+    const CommandResult resumed = run_trainer("train resume model=" + last + " --quiet");
     INFO(resumed.output);
     REQUIRE(resumed.exit_code == 0);
     CHECK(trainer::identical(final_weights(dir.path(), "interrupted"), expected));

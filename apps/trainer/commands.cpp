@@ -9,6 +9,7 @@
 #include "config/model_family.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "config/timm_docs.h"
 #include "data/synth_output.h"
 #include "dist/local_launcher.h"
 #include "dist/process_group.h"
@@ -318,8 +319,8 @@ int run_keys(const CommonOptions& options) {
   return 0;
 }
 
-int run_keys_markdown() {
-  std::printf("%s", recipe_keys_markdown().c_str());
+int run_keys_markdown(const std::string& tool) {
+  std::printf("%s", tool == "timm" ? timm_flags_markdown().c_str() : recipe_keys_markdown().c_str());
   return 0;
 }
 

@@ -12,13 +12,17 @@ const std::vector<ForeignSpelling>& keys_without_counterpart() {
       {"source", kUltralytics, kDifferent, "source= names predict's images; other commands take none"},
       {"half", kUltralytics, kDifferent, "export writes half-precision weights with --half; training uses amp=fp16"},
       {"verbose", kUltralytics, kDifferent, "output is verbose unless -q/--quiet is given"},
-      {"save", kUltralytics, kDifferent, "last.pt and best.pt are always saved; save_period and save_interval add more"},
+      {"save", kUltralytics, kDifferent,
+       "last.pt and best.pt are always saved; save_period and save_interval add more"},
       {"rect", kUltralytics, kDifferent,
        "Ultralytics' rectangular batches are not offered: every image is letterboxed to imgsz, so input shapes stay "
        "fixed for CUDA graphs"},
-      {"warmup_lr", ForeignTool::timm, kDifferent,
-       "warmup ramps the learning rate up linearly (biases down from warmup_bias_lr) over warmup_epochs or "
-       "warmup_updates, as in Ultralytics"},
+      // Near our keys by spelling (mode/model, optimize/optimizer): said here so that no did-you-mean
+      // offers a key of another meaning.
+      {"mode", kUltralytics, kDifferent,
+       "the mode is the command word: trainer train, val, predict, export (trainer help lists them)"},
+      {"optimize", kUltralytics, kDifferent,
+       "Ultralytics' export optimize (TorchScript for mobile) is not offered; export writes weights files"},
   };
   return spellings;
 }

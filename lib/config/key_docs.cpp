@@ -1,5 +1,7 @@
 #include "config/key_docs.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <sstream>
 
 #include "config/recipe_keys.h"
@@ -34,15 +36,6 @@ and one that names neither but gives a `data.yaml` trains YOLOv8n detection. Nam
 must agree.
 )";
 
-std::string cell(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    if (c == '|') escaped += '\\';
-    escaped += c;
-  }
-  return escaped;
-}
-
 std::string default_of(const RecipeKey& key) {
   static const Settings defaults;
   return key.default_text.empty() ? "`" + key.show(defaults) + "`" : key.default_text;
@@ -53,8 +46,9 @@ void write_section(std::ostringstream& out, KeySection section) {
       << "| key | default | values | tasks | on resume | meaning |\n|---|---|---|---|---|---|\n";
   for (const RecipeKey& key : recipe_keys()) {
     if (key.section != section) continue;
-    out << "| `" << key.name << "` | " << cell(default_of(key)) << " | " << cell(key.values) << " | "
-        << tasks_text(key.tasks) << " | " << (key.resumable ? "may change" : "") << " | " << cell(key.help) << " |\n";
+    out << "| `" << key.name << "` | " << markdown_cell(default_of(key)) << " | " << markdown_cell(key.values) << " | "
+        << tasks_text(key.tasks) << " | " << (key.resumable ? "may change" : "") << " | " << markdown_cell(key.help)
+        << " |\n";
   }
 }
 
@@ -66,17 +60,46 @@ void write_foreign_spellings(std::ostringstream& out) {
     const bool same = spelling.meaning == ForeignMeaning::same;
     out << "| `" << spelling.name << "` | " << tool_name(spelling.tool) << " | "
         << (key.empty() ? std::string("no counterpart") : "`" + key + "`") << " | " << (same ? "accepted" : "refused")
-        << (spelling.note.empty() ? "" : ": " + cell(spelling.note)) << " |\n";
+        << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
   }
 }
 
 }  // namespace
+
+std::string markdown_cell(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '|') escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
 
 std::string recipe_keys_markdown() {
   std::ostringstream out;
   out << kIntroduction;
   for (KeySection section : kSections) write_section(out, section);
   write_foreign_spellings(out);
+  return out.str();
+}
+
+std::string default_recipe_yaml() {
+  static const Settings defaults;
+  std::ostringstream out;
+  out << "# trainer's default recipe: every key at its default, with its help line (docs/recipe-keys.md).\n"
+         "# Edit it and train with: trainer train cfg=default_copy.yaml (or --config default_copy.yaml)\n";
+  for (KeySection section : kSections) {
+    out << "\n# " << section_title(section) << "\n";
+    for (const RecipeKey& key : recipe_keys()) {
+      if (key.section != section) continue;
+      YAML::Emitter value;
+      value << key.show(defaults);
+      // A default that follows other keys (the model's task, the task's model) stays unset.
+      const std::string line = key.name + ": " + value.c_str();
+      out << "# " << key.help << "\n"
+          << (key.default_text.empty() ? line : "# " + line + "  # default: " + key.default_text) << "\n";
+    }
+  }
   return out.str();
 }
 

@@ -8,6 +8,13 @@ namespace trainer {
 // The whole of docs/recipe-keys.md (`trainer keys --markdown` prints it; a test checks the file).
 std::string recipe_keys_markdown();
 
+// `text` as a Markdown table cell (its `|` escaped).
+std::string markdown_cell(const std::string& text);
+
+// The full default recipe as YAML, every key with its help line as a comment above it, by section
+// (`trainer copy-cfg` writes it to default_copy.yaml); it loads back as a recipe.
+std::string default_recipe_yaml();
+
 // Every key by section with its default and help, for a command's --help.
 std::string recipe_keys_help();
 

@@ -10,6 +10,7 @@
 
 #include "config/model_family.h"
 #include "config/recipe_keys.h"
+#include "config/user_settings.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -115,6 +116,22 @@ void apply_override(Settings& settings, const std::string& argument, GivenKeys& 
   given[key.name] = where;
 }
 
+// Every override is tried, so one run reports all of a command line's problems, one per line.
+void apply_overrides(Settings& settings, const std::vector<std::string>& overrides, GivenKeys& given) {
+  std::vector<std::string> problems;
+  for (const auto& argument : normalize_overrides(overrides)) {
+    try {
+      apply_override(settings, argument, given);
+    } catch (const UserError& error) {
+      problems.emplace_back(error.what());
+    }
+  }
+  if (problems.size() == 1) throw UserError(problems.front());
+  if (!problems.empty()) {
+    throw UserError(std::to_string(problems.size()) + " problems on the command line:\n  " + join(problems, "\n  "));
+  }
+}
+
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
 void split_model_file(Settings& settings, const GivenKeys& given) {
@@ -217,7 +234,8 @@ Settings load_settings(const std::optional<std::string>& config_path,
   Settings settings;
   GivenKeys given;
   if (config_path) apply_file(settings, *config_path, given);
-  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, given);
+  apply_overrides(settings, overrides, given);
+  if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
   resolve_model_and_task(settings, given);
   validate(settings);
   warn_keys_without_effect(settings, names_of(given));
@@ -230,7 +248,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   GivenKeys given;
   apply_yaml(settings, yaml, origin, given);
   GivenKeys overridden;
-  for (const auto& argument : normalize_overrides(overrides)) apply_override(settings, argument, overridden);
+  apply_overrides(settings, overrides, overridden);
   for (const auto& entry : overridden) given[entry.first] = entry.second;
   resolve_model_and_task(settings, given);
   validate(settings);

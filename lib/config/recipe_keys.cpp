@@ -5,13 +5,13 @@
 
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
+#include "config/timm_flags.h"
 #include "util/text.h"
 
 namespace trainer {
 namespace {
 
 constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
-constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // Ultralytics' device=0 is the first GPU; several devices train through nproc.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
@@ -238,11 +238,9 @@ std::vector<RecipeKey> build_table() {
 
   schedule << int_key("epochs", FIELD(schedule.epochs), 1).resumable().help("passes over the training split");
   schedule << int_key("batch", FIELD(schedule.batch), 1)
-                  .help("micro-batch (per rank): what one forward/backward sees")
-                  .differs(kTimm, "batch_size", "timm's --batch-size is batch here (per rank)");
+                  .help("micro-batch (per rank): what one forward/backward sees");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
-                  .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)")
-                  .differs(kTimm, "grad_accum_steps", "timm's --grad-accum-steps is accumulate here");
+                  .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)");
   schedule << int_key("nbs", FIELD(schedule.nbs), 1)
                   .help("nominal batch size for `accumulate=auto` and weight-decay scaling");
   data << optional_int_key("imgsz", FIELD(data.imgsz), 8, "auto")
@@ -266,8 +264,7 @@ std::vector<RecipeKey> build_table() {
                   .tasks(kClassify)
                   .help("classification training: probability of random erasing, one rectangle of 2–33 % of the "
                         "image (height/width 0.3–3.3) set to the dataset's mean colour (torchvision's "
-                        "`RandomErasing`, Ultralytics' `erasing`)")
-                  .differs(kTimm, "reprob", "timm's --reprob is erasing here");
+                        "`RandomErasing`, Ultralytics' `erasing`)");
   classify << enum_key("auto_augment", FIELD(classify.auto_augment),
                        std::vector{AutoAugmentPolicy::none, AutoAugmentPolicy::randaugment,
                                    AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment},
@@ -276,10 +273,7 @@ std::vector<RecipeKey> build_table() {
                   .help("classification training: torchvision's automatic augmentation of each resized sample "
                         "(Ultralytics' `auto_augment`; timm's `--aa`): RandAugment (`randaugment_ops` ops of 14, "
                         "each at bin `randaugment_magnitude` of 31), AutoAugment's ImageNet policy, or "
-                        "TrivialAugmentWide (one op at a random strength); docs/training.md")
-                  .differs(kTimm, "aa",
-                           "timm's --aa is auto_augment here (randaugment, autoaugment, trivialaugment), with "
-                           "randaugment_ops and randaugment_magnitude for rand-mM-nN");
+                        "TrivialAugmentWide (one op at a random strength); docs/training.md");
   classify << int_key("randaugment_ops", FIELD(classify.randaugment_ops), 1, 14)
                   .tasks(kClassify)
                   .help("randaugment: ops applied to each sample, one after another (torchvision's `num_ops`, the "
@@ -300,10 +294,7 @@ std::vector<RecipeKey> build_table() {
   classify << double_key("cutmix_alpha", FIELD(classify.cutmix_alpha), 0.0, 100.0)
                   .tasks(kClassify)
                   .help("classification training: CutMix, a box of the mirror's pixels pasted in, its share of the "
-                        "image ~ Beta(α, α), targets by the box's actual share (timm's `--cutmix`); 0 = off")
-                  .differs(kTimm, "cutmix",
-                           "timm's --cutmix is cutmix_alpha here (mixup is detection's MixUp probability; timm's "
-                           "--mixup is mixup_alpha)");
+                        "image ~ Beta(α, α), targets by the box's actual share (timm's `--cutmix`); 0 = off");
   classify << double_key("mixup_prob", FIELD(classify.mixup_prob), 0.0, 1.0)
                   .tasks(kClassify)
                   .help("share of training batches mixed when `mixup_alpha` or `cutmix_alpha` is on (timm's "
@@ -375,11 +366,9 @@ std::vector<RecipeKey> build_table() {
                          "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
                          "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
-                         "RMSProp are refused with the nearest choice")
-                   .differs(kTimm, "opt", "timm's --opt is optimizer here");
+                         "RMSProp are refused with the nearest choice");
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
-                   .help("initial learning rate at `lr_base_batch`")
-                   .differs(kTimm, "lr", "timm's --lr is lr0 here");
+                   .help("initial learning rate at `lr_base_batch`");
   schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0).help("final learning rate as a fraction of the scaled lr0");
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
                    .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
@@ -404,8 +393,7 @@ std::vector<RecipeKey> build_table() {
                                    SchedulerKind::constant})
                   .help("LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
                         "then cosine down)")
-                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here")
-                  .differs(kTimm, "sched", "timm's --sched is scheduler here");
+                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here");
   schedule << double_key("warmup_epochs", FIELD(schedule.warmup_epochs), 0.0, 1e6)
                   .values("≥ 0")
                   .help("warmup length in epochs, converted to updates with updates/epoch = ceil(micro-batches / "
@@ -418,26 +406,22 @@ std::vector<RecipeKey> build_table() {
                   .help("bias LR at the start of warmup, falling to the schedule");
   optim << double_key("grad_clip", FIELD(optim.grad_clip), 0.0, 1e9)
                    .values("≥ 0")
-                   .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off")
-                   .differs(kTimm, "clip_grad", "timm's --clip-grad is grad_clip here (the total norm)");
+                   .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off");
   data << double_key("label_smoothing", FIELD(data.label_smoothing), 0.0, 1.0, {true, false})
                    .tasks(kClassify | kOcr)
                    .help("classification training: this share of each target is spread evenly over all classes "
                          "(timm's `--smoothing`, 0.1 in its recipes); validation reports the plain cross-entropy. OCR "
                          "training: the same for each frame's CTC target (the loss becomes (1 − ε) CTC + ε × the "
-                         "frames' cross-entropy to the uniform distribution); validation reports the plain CTC")
-                   .differs(kTimm, "smoothing", "timm's --smoothing is label_smoothing here");
+                         "frames' cross-entropy to the uniform distribution); validation reports the plain CTC");
   execution << enum_key("amp", FIELD(execution.amp), std::vector{AmpMode::automatic, AmpMode::off, AmpMode::fp16, AmpMode::bf16},
                         {{"true", AmpMode::automatic}, {"false", AmpMode::off}})
                    .bare_means_true()
                    .help("mixed precision: auto = fp16 with loss scaling on CUDA, fp32 on CPU; fp16 on CPU is an "
                          "error");
   optim << bool_key("ema", FIELD(optim.ema))
-                   .help("keep an exponential moving average of the weights, used for validation and saved")
-                   .differs(kTimm, "model_ema", "timm's --model-ema is ema here (on by default)");
+                   .help("keep an exponential moving average of the weights, used for validation and saved");
   optim << double_key("ema_decay", FIELD(optim.ema_decay), 0.0, 1.0, {true, false})
-                   .help("EMA decay, reached through the ramp decay·(1 − exp(−updates/ema_tau))")
-                   .differs(kTimm, "model_ema_decay", "timm's --model-ema-decay is ema_decay here");
+                   .help("EMA decay, reached through the ramp decay·(1 − exp(−updates/ema_tau))");
   optim << double_key("ema_tau", FIELD(optim.ema_tau), 0.0, 1e12, {false, true})
                    .values("> 0")
                    .help("EMA ramp length in updates");
@@ -591,6 +575,7 @@ std::vector<RecipeKey> build_table() {
                 .help("detection: detections kept per image");
 
   output << string_key("project", FIELD(output.project), false, "path")
+                    .default_text("the user settings' `runs_dir` (`trainer settings`), `runs` unless changed")
                     .resumable()
                     .help("parent folder of run folders");
   output << string_key("name", FIELD(output.name), false, "string")
@@ -689,6 +674,7 @@ std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings() {
     for (const auto& spelling : key.foreign) spellings.emplace_back(key.name, spelling);
   }
   for (const auto& spelling : keys_without_counterpart()) spellings.emplace_back("", spelling);
+  for (const auto& row : timm_spellings()) spellings.push_back(row);
   return spellings;
 }
 
@@ -700,6 +686,9 @@ std::optional<ForeignMatch> find_foreign_spelling(const std::string& name) {
   }
   for (const auto& spelling : keys_without_counterpart()) {
     if (spelling.name == name) return ForeignMatch{nullptr, spelling};
+  }
+  for (const auto& [key, spelling] : timm_spellings()) {
+    if (spelling.name == name) return ForeignMatch{find_recipe_key(key), spelling};
   }
   return std::nullopt;
 }

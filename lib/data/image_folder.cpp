@@ -16,10 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path split_dir(const fs::path& root, Split split) {
-  return root / (split == Split::train ? "train" : "val");
-}
-
 // Hidden folders (.ipynb_checkpoints, .DS_Store's siblings) are tool litter, not classes.
 std::vector<std::string> class_folders(const fs::path& dir) {
   std::error_code error;
@@ -110,17 +106,24 @@ std::vector<ScannedFile> scan(const std::vector<std::string>& paths, const std::
 
 }  // namespace
 
+fs::path image_folder_split(const fs::path& root, Split split) {
+  if (split == Split::train) return root / "train";
+  std::error_code error;
+  return fs::is_directory(root / "val", error) || !fs::is_directory(root / "validation", error) ? root / "val"
+                                                                                                : root / "validation";
+}
+
 ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fraction,
                          int64_t native_size, bool cache)
     : native_size_(native_size) {
-  classes_ = class_folders(split_dir(root, Split::train));
-  const auto val_classes = class_folders(split_dir(root, Split::val));
+  classes_ = class_folders(image_folder_split(root, Split::train));
+  const auto val_classes = class_folders(image_folder_split(root, Split::val));
   if (val_classes != classes_) {
     throw UserError("ImageFolder " + root + ": train/ and val/ must hold the same class folders; train/ has [" +
                     join(classes_, ", ") + "], val/ has [" + join(val_classes, ", ") + "]");
   }
 
-  const fs::path dir = split_dir(root, split);
+  const fs::path dir = image_folder_split(root, split);
   std::vector<std::string> paths;
   std::vector<int64_t> labels;
   for (size_t c = 0; c < classes_.size(); ++c) {

@@ -1,4 +1,5 @@
-// An ImageFolder tree on disk: root/{train,val}/<class>/*.{png,jpg,jpeg,bmp}. Every file is
+// An ImageFolder tree on disk: root/{train,val}/<class>/*.{png,jpg,jpeg,bmp}, the validation
+// split also named validation/ as timm's train.py names it. Every file is
 // decoded once up front, so a corrupt file costs a warning at start-up instead of a crash hours
 // into training; what that found is kept beside the split folder (root/train.trainer-cache, like
 // Ultralytics' train.cache), so later runs on the same files skip it.
@@ -6,10 +7,14 @@
 #include "data/image_dataset.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace trainer {
+
+// root/train, and root/val or else timm's root/validation (root/val when neither exists).
+std::filesystem::path image_folder_split(const std::filesystem::path& root, Split split);
 
 class ImageFolder : public ImageDataset {
  public:

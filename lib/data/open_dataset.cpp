@@ -15,7 +15,7 @@ constexpr const char* kDebianFashionMnist = "/usr/share/datasets/fashion-mnist";
 constexpr const char* kExpected =
     "expected 'fashion-mnist', a directory of IDX files (train-images-idx3-ubyte[.gz], "
     "train-labels-idx1-ubyte[.gz], t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]) or an "
-    "ImageFolder root with train/<class>/ and val/<class>/ subfolders";
+    "ImageFolder root with train/<class>/ and val/<class>/ (or timm's validation/<class>/) subfolders";
 
 bool is_folder(const fs::path& path) {
   std::error_code error;
@@ -36,10 +36,11 @@ std::unique_ptr<ImageDataset> open_classify_dataset(const std::string& data, Spl
   }
   if (!is_folder(data)) throw UserError("data=" + data + " is not a directory; " + kExpected);
   if (holds_idx_files(data)) return std::make_unique<FashionMnist>(data, split);
-  if (is_folder(fs::path(data) / "train") && is_folder(fs::path(data) / "val")) {
+  if (is_folder(image_folder_split(data, Split::train)) && is_folder(image_folder_split(data, Split::val))) {
     return std::make_unique<ImageFolder>(data, split, max_bad_fraction);
   }
-  throw UserError("data=" + data + " holds neither IDX files nor train/ and val/ folders; " + kExpected);
+  throw UserError("data=" + data + " holds neither IDX files nor train/ and val/ (or validation/) folders; " +
+                  kExpected);
 }
 
 }  // namespace trainer

@@ -43,9 +43,15 @@ size_t edit_distance(std::string_view a, std::string_view b) { return levenshtei
 
 size_t edit_distance(std::u32string_view a, std::u32string_view b) { return levenshtein(a, b); }
 
+// A typo changes few letters of a long word, and a short word's one-letter neighbours are usually
+// other words (nms and nbs, cfg and cls): the distance allowed grows with the length.
+namespace {
+size_t typo_distance(size_t length) { return length <= 3 ? 0 : length <= 6 ? 1 : 2; }
+}  // namespace
+
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  size_t best_distance = typo_distance(word.size()) + 1;
   for (const auto& candidate : candidates) {
     const size_t distance = edit_distance(to_lower(word), candidate);
     if (distance < best_distance) {

@@ -12,7 +12,8 @@ std::string trim(std::string_view text);
 // suggestions, per code point for recognised text.
 size_t edit_distance(std::string_view a, std::string_view b);
 size_t edit_distance(std::u32string_view a, std::u32string_view b);
-// The candidate closest to `word`, or "" when none is close enough to be a plausible typo.
+// The candidate closest to `word`, or "" when none is close enough to be a plausible typo: no
+// letter changed for words of up to 3 letters, one for up to 6, two for longer ones.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 // " (did you mean 'candidate'?)" for the closest match, or "" when there is none.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);

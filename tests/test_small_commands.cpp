@@ -1,0 +1,99 @@
+// Ultralytics' small commands: help, version, checks, copy-cfg (whose file loads back as a recipe),
+// cfg, and settings (the user settings file under $XDG_CONFIG_HOME that sets the default project
+// and the datasets folder).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "config/key_docs.h"
+#include "config/recipe_keys.h"
+#include "config/user_settings.h"
+#include "test_helpers.h"
+
+using namespace trainer::testing;
+
+namespace {
+
+CommandResult trainer_in(const TempDir& dir, const std::string& arguments) {
+  return run_command("cd '" + dir.path().string() + "' && XDG_CONFIG_HOME='" + (dir / "config").string() + "' " +
+                     TRAINER_BINARY + " " + arguments);
+}
+
+}  // namespace
+
+TEST_CASE("help, version and checks", "[cli][small]") {
+  const CommandResult help = run_trainer("help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.output, Catch::Contains("train") && Catch::Contains("copy-cfg") && Catch::Contains("settings"));
+  const CommandResult version = run_trainer("version");
+  CHECK(version.exit_code == 0);
+  CHECK(run_trainer("--version").output == version.output);
+  CHECK_THAT(version.output, Catch::Matches("[0-9]+\\.[0-9]+\\.[0-9]+\n"));
+  const CommandResult checks = run_trainer("checks");
+  INFO(checks.output);
+  CHECK(checks.exit_code == 0);
+  for (const char* line : {"LibTorch", "OpenCV", "threads", "oneDNN check", "CUDA", "memory available",
+                           "disk free here", "checks passed"}) {
+    CHECK_THAT(checks.output, Catch::Contains(line));
+  }
+  CHECK_THAT(checks.output, Catch::Contains(version.output.substr(0, version.output.size() - 1)));
+}
+
+TEST_CASE("copy-cfg writes every key with its help, and the file loads back as the defaults", "[cli][small]") {
+  TempDir dir("copy-cfg");
+  const CommandResult copied = trainer_in(dir, "copy-cfg");
+  INFO(copied.output);
+  REQUIRE(copied.exit_code == 0);
+  const std::string text = read_text(dir / "default_copy.yaml");
+  for (const trainer::RecipeKey& key : trainer::recipe_keys()) {
+    INFO(key.name);
+    CHECK_THAT(text, Catch::Contains("\n" + key.name + ": ") || Catch::Contains("\n# " + key.name + ": "));
+    CHECK_THAT(text, Catch::Contains("# " + key.help + "\n"));
+  }
+  CHECK(run_trainer("cfg").output == text);
+  const CommandResult loaded = trainer_in(dir, "keys --config default_copy.yaml");
+  INFO(loaded.output);
+  CHECK(loaded.exit_code == 0);
+  CHECK(loaded.output == trainer_in(dir, "keys").output);
+  // An edited copy is never overwritten.
+  write_text(dir / "default_copy.yaml", "epochs: 3\n");
+  CHECK(trainer_in(dir, "copy-cfg").exit_code == 2);
+  CHECK(read_text(dir / "default_copy.yaml") == "epochs: 3\n");
+}
+
+TEST_CASE("settings keep runs_dir and datasets_dir for the user", "[cli][small]") {
+  TempDir dir("settings");
+  const CommandResult defaults = trainer_in(dir, "settings");
+  CHECK(defaults.exit_code == 0);
+  CHECK_THAT(defaults.output, Catch::Contains("datasets_dir: datasets\n") && Catch::Contains("runs_dir: runs\n"));
+  const std::string runs = (dir / "my runs").string();
+  const CommandResult changed = trainer_in(dir, "settings 'runs_dir=" + runs + "' datasets_dir = /data/sets");
+  INFO(changed.output);
+  CHECK(changed.exit_code == 0);
+  CHECK_THAT(read_text(dir / "config" / "trainer" / "settings.yaml"), Catch::Contains("datasets_dir: /data/sets"));
+  // runs_dir is the default project; project= still wins.
+  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: " + runs + "\n"));
+  CHECK_THAT(trainer_in(dir, "keys project=elsewhere").output, Catch::Contains("project: elsewhere\n"));
+  const CommandResult unknown = trainer_in(dir, "settings wandb=false");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.output, Catch::Contains("unknown setting 'wandb'") && Catch::Contains("datasets_dir, runs_dir"));
+  CHECK(trainer_in(dir, "settings reset").exit_code == 0);
+  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: runs\n"));
+}
+
+TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
+  TempDir dir("datasets-dir");
+  const char* previous = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved = previous ? previous : "";
+  setenv("XDG_CONFIG_HOME", dir.path().c_str(), 1);
+  CHECK(trainer::datasets_dir() == "datasets");
+  write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n");
+  CHECK(trainer::datasets_dir() == "/srv/datasets");
+  write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\nweights: x\n");
+  CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("'weights'"));
+  if (previous) {
+    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("XDG_CONFIG_HOME");
+  }
+}

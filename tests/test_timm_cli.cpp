@@ -1,0 +1,124 @@
+// timm's documented train.py commands (hfdocs/source/training_script.mdx of
+// huggingface/pytorch-image-models) with the launcher `./distributed_train.sh N` replaced by
+// `trainer train`, --model resnet50 for the architectures we do not have, and a tiny ImageFolder
+// in timm's layout (train/ and validation/). As typed, each stops at once listing every option
+// that is not offered here, all in one run; without those options it trains.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "test_helpers.h"
+
+using namespace trainer::testing;
+
+namespace {
+
+struct DocumentedCommand {
+  std::string arguments;             // after the launcher, DATA for the data folder
+  std::vector<std::string> refused;  // the flags the error must name (our spelling), dropped for the run
+};
+
+// The MobileNetV3 line's `/--data-dir imagenet/` is a typo of the page, written as meant.
+const std::vector<DocumentedCommand> kCommands = {
+    {"--data-dir DATA --model resnet50 --sched cosine --epochs 150 --warmup-epochs 5 --lr 0.4 --reprob 0.5 "
+     "--remode pixel --batch-size 256 --amp -j 4",
+     {"remode"}},
+    {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .97 --opt "
+     "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
+     "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .016",
+     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode"}},
+    {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .969 --opt "
+     "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
+     "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.3 --amp --lr .016 --dist-bn reduce",
+     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode",
+      "dist_bn"}},
+    {"--data-dir DATA --model resnet50 --lr 0.1 --warmup-epochs 5 --epochs 160 --weight-decay 1e-4 --sched cosine "
+     "--reprob 0.4 --remode pixel -b 112",
+     {"remode"}},
+    {"--data-dir DATA -b 64 --model resnet50 --sched cosine --epochs 200 --lr 0.05 --amp --remode pixel --reprob 0.6 "
+     "--aug-splits 3 --aa rand-m9-mstd0.5-inc1 --resplit --split-bn --jsd --dist-bn reduce",
+     {"remode", "aug_splits", "aa", "resplit", "split_bn", "jsd", "dist_bn"}},
+    {"--data-dir DATA --model resnet50 -b 512 --sched step --epochs 600 --decay-epochs 2.4 --decay-rate .973 --opt "
+     "rmsproptf --opt-eps .001 -j 7 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.2 --drop-path 0.2 --model-ema "
+     "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .064 --lr-noise 0.42 0.9",
+     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode",
+      "lr_noise"}},
+    {"--data-dir DATA --model resnet50 --lr 0.6 --warmup-epochs 5 --epochs 240 --weight-decay 1e-4 --sched cosine "
+     "--reprob 0.4 --recount 3 --remode pixel --aa rand-m7-mstd0.5-inc1 -b 192 -j 6 --amp --dist-bn reduce",
+     {"recount", "remode", "aa", "dist_bn"}},
+};
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string word; in >> word;) out.push_back(word);
+  return out;
+}
+
+// The command without the refused flags and their values.
+std::string without(const std::string& arguments, const std::vector<std::string>& refused) {
+  std::string kept;
+  bool dropping = false;
+  for (const std::string& word : words(arguments)) {
+    if (word.rfind("--", 0) == 0) {
+      std::string name = word.substr(2);
+      std::replace(name.begin(), name.end(), '-', '_');
+      dropping = std::find(refused.begin(), refused.end(), name) != refused.end();
+    }
+    if (!dropping) kept += word + " ";
+  }
+  return kept;
+}
+
+std::string with_data(std::string arguments, const std::filesystem::path& data) {
+  arguments.replace(arguments.find("DATA"), 4, data.string());
+  return arguments;
+}
+
+}  // namespace
+
+TEST_CASE("timm's documented train.py commands: refused options all at once, then they train", "[cli][timm]") {
+  TempDir dir("timm-docs");
+  write_two_class_images(dir / "imagenet");
+  std::filesystem::rename(dir / "imagenet" / "val", dir / "imagenet" / "validation");
+  // Small enough for a test: one epoch of a few images, on the training thread.
+  const std::string small = " --epochs 1 -b 8 --img-size 32 -j 0 --output " + (dir / "runs").string();
+  for (size_t i = 0; i < kCommands.size(); ++i) {
+    const DocumentedCommand& command = kCommands[i];
+    const std::string arguments = with_data(command.arguments, dir / "imagenet");
+    INFO(arguments);
+    const CommandResult typed = run_trainer("train " + arguments + small);
+    INFO(typed.output);
+    CHECK(typed.exit_code == 2);
+    if (command.refused.size() > 1)
+      CHECK_THAT(typed.output, Catch::Contains(std::to_string(command.refused.size()) + " problems"));
+    for (const std::string& flag : command.refused) CHECK_THAT(typed.output, Catch::Contains("'" + flag));
+    const CommandResult trained =
+        run_trainer("train " + without(arguments, command.refused) + small + " --experiment doc" + std::to_string(i));
+    INFO(trained.output);
+    CHECK(trained.exit_code == 0);
+    CHECK_THAT(trained.output, Catch::Contains("top1"));
+    CHECK(std::filesystem::exists(dir / "runs" / "classify" / ("doc" + std::to_string(i)) / "weights" / "best.pt"));
+  }
+}
+
+TEST_CASE("timm's spellings are said in an info line; --key value works for every key", "[cli][timm]") {
+  const CommandResult flags = run_trainer(
+      "keys --batch-size 32 --grad-accum-steps=4 --hflip 0.25 -j 3 --imgH 48 "
+      "--model-ema --warmup-epochs=2 --crop-pct 0.9 --lr -0.5");
+  INFO(flags.output);
+  CHECK(flags.exit_code == 2);  // lr0 > 0: the negative number was read as --lr's value
+  CHECK_THAT(flags.output, Catch::Contains("lr0"));
+  const CommandResult keys = run_trainer(
+      "keys --batch-size 32 --grad-accum-steps=4 --hflip 0.25 -j 3 --imgH 48 "
+      "--model-ema --warmup-epochs=2 --crop-pct 0.9");
+  INFO(keys.output);
+  CHECK(keys.exit_code == 0);
+  CHECK_THAT(keys.output, Catch::Contains("batch: 32\n") && Catch::Contains("accumulate: 4\n") &&
+                              Catch::Contains("fliplr: 0.25\n") && Catch::Contains("workers: 3\n") &&
+                              Catch::Contains("imgH: 48\n") && Catch::Contains("ema: true\n") &&
+                              Catch::Contains("warmup_epochs: 2\n") && Catch::Contains("crop_fraction: 0.9\n"));
+  CHECK_THAT(keys.output, Catch::Contains("timm's batch_size is batch here") &&
+                              Catch::Contains("timm's crop_pct is crop_fraction here"));
+}
