@@ -27,11 +27,11 @@ const std::vector<DocumentedCommand> kCommands = {
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .97 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .016",
-     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode"}},
+     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode"}},
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .969 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.3 --amp --lr .016 --dist-bn reduce",
-     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode",
+     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
       "dist_bn"}},
     {"--data-dir DATA --model resnet50 --lr 0.1 --warmup-epochs 5 --epochs 160 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --remode pixel -b 112",
@@ -42,7 +42,7 @@ const std::vector<DocumentedCommand> kCommands = {
     {"--data-dir DATA --model resnet50 -b 512 --sched step --epochs 600 --decay-epochs 2.4 --decay-rate .973 --opt "
      "rmsproptf --opt-eps .001 -j 7 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.2 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .064 --lr-noise 0.42 0.9",
-     {"sched", "decay_epochs", "decay_rate", "opt", "opt_eps", "warmup_lr", "drop", "drop_path", "aa", "remode",
+     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
       "lr_noise"}},
     {"--data-dir DATA --model resnet50 --lr 0.6 --warmup-epochs 5 --epochs 240 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --recount 3 --remode pixel --aa rand-m7-mstd0.5-inc1 -b 192 -j 6 --amp --dist-bn reduce",

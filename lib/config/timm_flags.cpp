@@ -38,8 +38,9 @@ const std::vector<TimmRow>& timm_spellings() {
       refused("amp_dtype", "amp", "the AMP dtype is the value of amp here: amp=fp16 or amp=bf16"),
       // Optimizer and schedule.
       same("opt", "optimizer",
-           "sgd (with Nesterov momentum, as timm's sgd) and adamw are shared; timm's other optimizers are not offered"),
-      refused("opt_eps", "optimizer", "the optimizer's epsilon is not a key here"),
+           "sgd (with Nesterov momentum, as timm's sgd), adam, adamw and adadelta are shared; timm's other optimizers "
+           "are not offered"),
+      same("opt_eps", "eps", "the term added to the denominator of Adam, AdamW and Adadelta"),
       same("clip_grad", "grad_clip", "the total L2 norm, timm's --clip-mode norm"),
       same("sched", "scheduler",
            "cosine is shared (timm ends at --min-lr, here at lr0 × lrf); step, multistep, plateau, tanh and poly are "
