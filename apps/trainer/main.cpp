@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "config/key_docs.h"
 #include "config/recipe.h"
+#include "export_arguments.h"
 #include "util/error.h"
 #include "util/host_allocator.h"
 #include "util/onednn_check.h"
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
   CLI::App* plan = app.add_subcommand("plan", "print the resolved recipe and the batch/LR/warmup table (R26)");
   CLI::App* smoke = app.add_subcommand("smoke", "~50 updates of a tiny model with the recipe's settings (R24)");
   CLI::App* keys = app.add_subcommand("keys", "print every recipe key with its resolved value");
-  CLI::App* export_command = app.add_subcommand("export", "write a checkpoint's weights alone (.pt or .safetensors)");
+  CLI::App* export_command =
+      app.add_subcommand("export", "write a checkpoint's weights alone (.pt, .safetensors) or its model as ONNX");
   const std::vector<CLI::App*> commands{train, val, predict, plan, smoke, keys};
   for (CLI::App* command : commands) add_common(command, options);
   train->footer([] { return trainer::recipe_keys_help(); });
@@ -114,15 +116,21 @@ int main(int argc, char** argv) {
       ->needs(probe);
   predict->add_option("--digits", digits, "decimals of the probabilities or confidences shown")->check(CLI::Range(1, 9));
 
-  // No recipe: everything export needs is in the checkpoint.
-  trainer::ExportOptions export_options;
-  std::string export_format, export_output;
-  export_command->add_option("-w,--weights", weights, "checkpoint to export")->required();
-  export_command->add_option("--format", export_format, "pt or safetensors (default: -o's extension, else safetensors)")
-      ->check(CLI::IsMember({"pt", "safetensors"}));
-  export_command->add_flag("--half", export_options.half, "floating tensors as fp16 (integer buffers unchanged)");
-  export_command->add_flag("--model-weights", export_options.model_weights, "the model weights, not the EMA weights");
+  // No recipe: everything export needs is in the checkpoint (ONNX: and the names its data gives).
+  trainer::app::ExportRequest export_request;
+  std::string export_output;
+  export_command->add_option("-w,--weights", weights, "checkpoint to export (or model=PATH)");
+  export_command
+      ->add_option("--format", export_request.format,
+                   "pt, safetensors or onnx (or format=…; default: -o's extension, else safetensors)")
+      ->check(CLI::IsMember({"pt", "safetensors", "onnx"}));
+  export_command->add_flag("--half", export_request.half, "floating tensors as fp16 (integer buffers unchanged)");
+  export_command->add_flag("--model-weights", export_request.model_weights, "the model weights, not the EMA weights");
   export_command->add_option("-o,--output", export_output, "output file (default: <stem>.<format> next to the checkpoint, <stem>.weights.pt for pt)");
+  export_command->allow_extras();
+  export_command->footer(
+      "ONNX: format=onnx [imgsz=640|H,W] [batch=1] [dynamic] [half] [opset=12] [simplify] "
+      "(docs/export.md)");
 
   // Generators of the embedded data sets; their options are the generators' own, not recipe keys.
   CLI::App* data = app.add_subcommand("data", "generate an embedded data set into data/");
@@ -207,9 +215,10 @@ int main(int argc, char** argv) {
       return trainer::app::run_data_printed(printed_options);
     }
     if (export_command->parsed()) {
-      if (!export_format.empty()) export_options.format = trainer::parse_weights_format(export_format);
-      if (!export_output.empty()) export_options.output = export_output;
-      return trainer::app::run_export(weights, export_options);
+      export_request.weights = weights;
+      if (!export_output.empty()) export_request.output = export_output;
+      trainer::app::read_export_arguments(export_command->remaining(), export_request);
+      return trainer::app::run_export(export_request);
     }
   } catch (const trainer::UserError& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
