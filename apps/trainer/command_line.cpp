@@ -131,18 +131,23 @@ void CommandLine::add_model_commands() {
       ->needs(probe);
 }
 
-// No recipe: everything export needs is in the checkpoint.
+// No recipe: everything export needs is in the checkpoint (ONNX: and the names its data gives).
 void CommandLine::add_export() {
   ParsedOptions& o = options_;
   CLI::App* command = commands_["export"] =
-      app_.add_subcommand("export", "write a checkpoint's weights alone (.pt or .safetensors)");
-  command->add_option("-w,--weights", o.weights, "checkpoint to export")->required();
-  command->add_option("--format", o.export_format, "pt or safetensors (default: -o's extension, else safetensors)")
-      ->check(CLI::IsMember({"pt", "safetensors"}));
-  command->add_flag("--half", o.export_options.half, "floating tensors as fp16 (integer buffers unchanged)");
-  command->add_flag("--model-weights", o.export_options.model_weights, "the model weights, not the EMA weights");
+      app_.add_subcommand("export", "write a checkpoint's weights alone (.pt, .safetensors) or its model as ONNX");
+  command->add_option("-w,--weights", o.weights, "checkpoint to export (or model=PATH)");
+  command
+      ->add_option("--format", o.export_request.format,
+                   "pt, safetensors or onnx (or format=…; default: -o's extension, else safetensors)")
+      ->check(CLI::IsMember({"pt", "safetensors", "onnx"}));
+  command->add_flag("--half", o.export_request.half, "floating tensors as fp16 (integer buffers unchanged)");
+  command->add_flag("--model-weights", o.export_request.model_weights, "the model weights, not the EMA weights");
   command->add_option("-o,--output", o.export_output,
                       "output file (default: <stem>.<format> next to the checkpoint, <stem>.weights.pt for pt)");
+  command->allow_extras();
+  command->footer(
+      "ONNX: format=onnx [imgsz=640|H,W] [batch=1] [dynamic] [half] [opset=12] [simplify] (docs/export.md)");
 }
 
 // Generators of the embedded data sets; their options are the generators' own, not recipe keys.
@@ -263,9 +268,10 @@ int CommandLine::run() {
   if (parsed("smoke")) return run_smoke(o.common);
   if (parsed("keys")) return o.keys_markdown ? run_keys_markdown(o.keys_from) : run_keys(o.common);
   if (parsed("export")) {
-    if (!o.export_format.empty()) o.export_options.format = parse_weights_format(o.export_format);
-    if (!o.export_output.empty()) o.export_options.output = o.export_output;
-    return run_export(o.weights, o.export_options);
+    o.export_request.weights = o.weights;
+    if (!o.export_output.empty()) o.export_request.output = o.export_output;
+    read_export_arguments(commands_.at("export")->remaining(), o.export_request);
+    return run_export(o.export_request);
   }
   if (parsed("help")) {
     // app_.help() would print the help of the subcommand just parsed, `help` itself.

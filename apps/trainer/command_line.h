@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "export_arguments.h"
 
 namespace trainer::app {
 
@@ -22,8 +23,8 @@ struct ParsedOptions {
   std::vector<std::string> probe_modes;
   bool keys_markdown = false;
   std::string keys_from;
-  ExportOptions export_options;
-  std::string export_format, export_output;
+  ExportRequest export_request;
+  std::string export_output;
   SynthDigitsOptions digits_options;
   SynthPrintedOptions printed_options;
   std::string script = "latin";

@@ -4,6 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <variant>
 
 #include "config/key_docs.h"
 #include "config/model_family.h"
@@ -14,6 +17,7 @@
 #include "dist/local_launcher.h"
 #include "dist/process_group.h"
 #include "dist/rank_environment.h"
+#include "engine/deployable.h"
 #include "engine/mode_comparison.h"
 #include "engine/resume.h"
 #include "engine/trainer.h"
@@ -22,17 +26,22 @@
 #include "io/run_folder.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
+#include "onnx/onnx_export.h"
+#include "onnx/onnx_metadata.h"
+#include "onnx/opencv_model.h"
 #include "run/progress.h"
 #include "run/results_csv.h"
 #include "run/results_plot.h"
 #include "run/smoke.h"
 #include "run/validation_files.h"
 #include "tasks/task_factory.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/file_write.h"
 #include "util/host_allocator.h"
 #include "util/onednn_check.h"
 #include "util/stop_signal.h"
+#include "util/text.h"
 
 namespace trainer::app {
 namespace {
@@ -227,11 +236,50 @@ struct TrainedModel {
   Settings settings;
   std::unique_ptr<Task> task;
   torch::Device device = torch::kCPU;
+  std::string description;  ///< what runs: "EMA weights, epoch 3", "ONNX in OpenCV DNN"
 };
+
+// The task's deployment side; a task without one has no model to export or run elsewhere.
+Deployable& deployable(Task& task) {
+  auto* deployable = dynamic_cast<Deployable*>(&task);
+  if (deployable == nullptr) throw UserError("task=" + task.name() + " has no model to export or deploy");
+  return *deployable;
+}
+
+// An exported ONNX file: the task rebuilt from the recipe in its metadata (its data, pre- and
+// post-processing), validation and prediction running the file in OpenCV DNN on the CPU.
+TrainedModel load_deployed(const CommonOptions& options, const std::string& path) {
+  const std::map<std::string, std::string> metadata = onnx_export::read_onnx_file_info(path).metadata;
+  const auto recipe = metadata.find(onnx_export::kRecipeKey);
+  if (recipe == metadata.end() || metadata.count("imgsz") == 0 || metadata.count("task") == 0) {
+    throw UserError(path + " was not written by `trainer export` (its metadata has no " +
+                    std::string(onnx_export::kRecipeKey) + ", imgsz or task)");
+  }
+  std::vector<std::string> overrides{"pretrained=none"};
+  overrides.insert(overrides.end(), options.overrides.begin(), options.overrides.end());
+  const std::vector<int64_t> size = onnx_export::parse_imgsz(metadata.at("imgsz"));
+  if (metadata.at("task") != "ocr") {
+    if (size[0] != size[1]) {
+      throw UserError(path + ": imgsz " + metadata.at("imgsz") +
+                      " is not square, and predict and val resize to a square; export with one imgsz");
+    }
+    overrides.push_back("imgsz=" + std::to_string(size[0]));
+  }
+  overrides.push_back("device=cpu");  // OpenCV DNN runs on the CPU
+  TrainedModel trained;
+  trained.settings = load_settings_from_yaml(recipe->second, path + ":" + onnx_export::kRecipeKey, overrides);
+  configure_runtime(trained.settings);
+  trained.task = make_task(trained.settings, false);
+  Deployable& deployed = deployable(*trained.task);
+  deployed.deploy(std::make_shared<onnx_export::OpenCvModel>(path));
+  trained.description = deployed.runtime();
+  return trained;
+}
 
 // Ultralytics' own checkpoint holds no recipe of ours: the run's keys (data= for val) come from
 // --config and key=value, the architecture and the weights from the file.
 TrainedModel load_trained(const CommonOptions& options, const std::string& weights) {
+  if (std::filesystem::path(weights).extension() == ".onnx") return load_deployed(options, weights);
   TrainedModel trained;
   TrainedFile file = read_trained(weights);
   trained.checkpoint = std::move(file.checkpoint);
@@ -251,14 +299,14 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   load_state_dict(trained.task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
   trained.device = resolve_device(settings.run.device);
   trained.task->model().to(trained.device);
+  trained.description = fmt::format("{} weights, epoch {}", checkpoint.ema.empty() ? "model" : "EMA", checkpoint.epoch);
   return trained;
 }
 
 int run_val(const CommonOptions& options, const std::string& weights) {
   const TrainedModel trained = load_trained(options, weights);
   const Metrics metrics = trained.task->validate(trained.device);
-  std::printf("%s (%s weights, epoch %lld):\n", weights.c_str(), trained.checkpoint.ema.empty() ? "model" : "EMA",
-              static_cast<long long>(trained.checkpoint.epoch));
+  std::printf("%s (%s):\n", weights.c_str(), trained.description.c_str());
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
   const Settings& settings = trained.settings;
@@ -324,8 +372,50 @@ int run_keys_markdown(const std::string& tool) {
   return 0;
 }
 
-int run_export(const std::string& weights, const ExportOptions& options) {
-  const ExportResult result = export_weights(weights, options);
+namespace {
+
+std::string shape_text(const std::vector<onnx_export::Dim>& dims) {
+  std::vector<std::string> parts;
+  for (const auto& dim : dims) {
+    parts.push_back(std::holds_alternative<int64_t>(dim) ? std::to_string(std::get<int64_t>(dim))
+                                                         : std::get<std::string>(dim));
+  }
+  return "[" + join(parts, ", ") + "]";
+}
+
+int run_export_onnx(const ExportRequest& request) {
+  if (std::filesystem::path(request.weights).extension() == ".onnx") {
+    throw UserError("export: " + request.weights + " is an ONNX file already; export from the checkpoint it came from");
+  }
+  CommonOptions options;
+  options.overrides = {"device=cpu"};
+  TrainedModel trained = load_trained(options, request.weights);
+  if (request.model_weights) load_state_dict(trained.task->model(), to_map(trained.checkpoint.model), true);
+  trained.task->model().eval();
+  ModelCard card = deployable(*trained.task).model_card();
+  card.recipe = to_yaml(trained.settings);
+  const onnx_export::OnnxFile file = onnx_export::export_onnx(trained.task->model(), card, request.onnx);
+  const std::filesystem::path output =
+      request.output.value_or(std::filesystem::path(request.weights).replace_extension(".onnx"));
+  write_file_atomically(output, file.bytes);
+  std::printf("exported %s (%s weights, epoch %lld) to %s: opset %lld%s, input %s, output %s\noperators: %s\n",
+              card.model_name.c_str(), request.model_weights || trained.checkpoint.ema.empty() ? "model" : "EMA",
+              static_cast<long long>(trained.checkpoint.epoch), output.string().c_str(),
+              static_cast<long long>(request.onnx.opset), request.onnx.half ? ", fp16" : "",
+              shape_text(file.input).c_str(), shape_text(file.output).c_str(), join(file.operators, ", ").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int run_export(const ExportRequest& request) {
+  if (request.format == "onnx") return run_export_onnx(request);
+  ExportOptions options;
+  if (!request.format.empty()) options.format = parse_weights_format(request.format);
+  options.output = request.output;
+  options.half = request.half;
+  options.model_weights = request.model_weights;
+  const ExportResult result = export_weights(request.weights, options);
   std::printf("exported %zu tensors (%s weights, epoch %lld%s) to %s\n", result.tensors, result.ema ? "EMA" : "model",
               static_cast<long long>(result.epoch), options.half ? ", fp16" : "", result.output.string().c_str());
   return 0;

@@ -9,6 +9,7 @@
 #include "data/synth_detect.h"
 #include "data/synth_digits.h"
 #include "data/synth_printed.h"
+#include "export_arguments.h"
 #include "io/export_weights.h"
 
 namespace trainer::app {
@@ -30,7 +31,7 @@ int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
 // docs/recipe-keys.md, or with tool "timm" docs/timm.md.
 int run_keys_markdown(const std::string& tool);
-int run_export(const std::string& weights, const ExportOptions& options);
+int run_export(const ExportRequest& request);
 int run_data_digits(const SynthDigitsOptions& options);
 int run_data_printed(const SynthPrintedOptions& options);
 // force: replace what an earlier run wrote to options.root.

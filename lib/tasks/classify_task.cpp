@@ -92,6 +92,10 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
   return augment;
 }
 
+ModelCard ClassifyTask::model_card() const {
+  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_};
+}
+
 std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                                const PredictOptions& options) {
   const ImageFiles files(sources, channels_, class_names_, imgsz_, normalization_);
@@ -108,7 +112,7 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
     }
     const Batch batch = collate(indices, 0);
     const auto [probabilities, classes_ranked] =
-        torch::softmax(model_->forward(batch.input.to(device)).to(torch::kFloat), 1).topk(k, 1);
+        torch::softmax(logits(batch.input.to(device)).to(torch::kFloat), 1).topk(k, 1);
     const torch::Tensor p = probabilities.cpu();
     const torch::Tensor c = classes_ranked.cpu();
     for (int64_t row = 0; row < batch.size; ++row) {
@@ -144,17 +148,17 @@ void ClassifyTask::validate_shard(const torch::Device& device, const Shard& shar
   torch::Tensor topk = torch::zeros_like(top1);
   torch::Tensor confusion = torch::zeros({classes() * classes()}, top1.options());
   int64_t seen = 0;
-  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
-                            [&](size_t, const Batch& batch, const torch::Tensor& input) {
-    const torch::Tensor logits = model_->forward(input).narrow(0, 0, batch.size).to(torch::kFloat);
-    loss_sum += torch::nn::functional::cross_entropy(
-        logits, batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    const torch::Tensor hits = std::get<1>(logits.topk(k, 1)).eq(batch.target.unsqueeze(1));
-    top1 += hits.select(1, 0).sum();
-    topk += hits.any(1).sum();
-    add_classification_confusion(confusion, logits, batch.target);
-    seen += batch.size;
-  });
+  for_each_validation_batch(
+      *model_, loader, batches.size(), batch_size, device, [&](size_t, const Batch& batch, const torch::Tensor& input) {
+        const torch::Tensor logits = this->logits(input).narrow(0, 0, batch.size).to(torch::kFloat);
+        loss_sum += torch::nn::functional::cross_entropy(
+            logits, batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+        const torch::Tensor hits = std::get<1>(logits.topk(k, 1)).eq(batch.target.unsqueeze(1));
+        top1 += hits.select(1, 0).sum();
+        topk += hits.any(1).sum();
+        add_classification_confusion(confusion, logits, batch.target);
+        seen += batch.size;
+      });
   meters_.loss.add(loss_sum.item<double>());
   meters_.top1.add(static_cast<double>(top1.item<int64_t>()));
   meters_.topk.add(static_cast<double>(topk.item<int64_t>()));

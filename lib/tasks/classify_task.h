@@ -5,12 +5,13 @@
 #include "config/settings.h"
 #include "data/classify_transform.h"
 #include "data/image_dataset.h"
+#include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/resnet.h"
 
 namespace trainer {
 
-class ClassifyTask : public Task {
+class ClassifyTask : public Task, public Deployable {
  public:
   // Opens both splits and builds the model; `with_train_split` false skips the training split
   // (validation and prediction of a saved model).
@@ -31,11 +32,16 @@ class ClassifyTask : public Task {
   Metrics metrics() const override;
 
   // "path: class probability …", best first, with the validation preprocessing.
+  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
 
  private:
   ClassifyAugment evaluation_augment() const;
+  // The logits of an evaluation input, from the deployed copy when there is one.
+  torch::Tensor logits(const torch::Tensor& input) {
+    return deployed_ ? deployed_->run(input) : model_->forward(input);
+  }
   SharedTaskSettings shared_;
   ClassifySettings classify_;
   std::unique_ptr<ImageDataset> train_;

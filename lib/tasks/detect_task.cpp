@@ -198,12 +198,23 @@ void DetectTask::plot_labels(const fs::path& path) const {
 
 LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }
 
-std::vector<torch::Tensor> DetectTask::detections(const std::vector<torch::Tensor>& levels, double confidence) const {
+torch::Tensor DetectTask::decoded(const std::vector<torch::Tensor>& levels) const {
+  return decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy);
+}
+
+torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
+  if (!deployed_) return decoded(model_->forward(input));
+  const torch::Tensor output = deployed_->run(input);
+  const torch::Tensor corners = xywh_to_xyxy(output.narrow(1, 0, 4).transpose(1, 2)).transpose(1, 2);
+  return torch::cat({corners, output.narrow(1, 4, output.size(1) - 4)}, 1);
+}
+
+std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictions, double confidence) const {
   NmsOptions nms;
   nms.confidence = confidence;
   nms.iou = detect_.iou;
   nms.max_detections = detect_.max_det;
-  return non_max_suppression(decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy).cpu(), nms);
+  return non_max_suppression(predictions.cpu(), nms);
 }
 
 std::vector<Meter*> DetectTask::validation_meters() {
@@ -224,23 +235,31 @@ void DetectTask::validate_shard(const torch::Device& device, const Shard& shard)
 
   torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
   DetectionConfusion confusion(classes(), detect_.conf.value_or(kPredictConfidence), kConfusionIou);
-  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
-                            [&](size_t position, const Batch& batch, const torch::Tensor& input) {
-    std::vector<torch::Tensor> levels = model_->forward(input);
-    for (auto& level : levels) level = level.narrow(0, 0, batch.size);
-    loss_sums += (*loss_)(levels, batch.target).parts.to(torch::kFloat);
-    const std::vector<torch::Tensor> found = detections(levels, detect_.conf.value_or(kValidationConfidence));
-    const std::vector<size_t>& indices = batches[position];
-    for (size_t row = 0; row < indices.size(); ++row) {
-      const size_t index = indices[row];
-      torch::Tensor boxes = found[row].clone();
-      const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
-      boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
-      const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
-      meters_.detections.add_image(boxes, gt_boxes, gt_classes);
-      confusion.add_image(boxes, gt_boxes, gt_classes);
-    }
-  });
+  for_each_validation_batch(
+      *model_, loader, batches.size(), batch_size, device,
+      [&](size_t position, const Batch& batch, const torch::Tensor& input) {
+        torch::Tensor predicted;
+        if (deployed_) {
+          predicted =
+              predictions(input).narrow(0, 0, batch.size);  // the exported output has no head logits for the loss
+        } else {
+          std::vector<torch::Tensor> levels = model_->forward(input);
+          for (auto& level : levels) level = level.narrow(0, 0, batch.size);
+          loss_sums += (*loss_)(levels, batch.target).parts.to(torch::kFloat);
+          predicted = decoded(levels);
+        }
+        const std::vector<torch::Tensor> found = detections(predicted, detect_.conf.value_or(kValidationConfidence));
+        const std::vector<size_t>& indices = batches[position];
+        for (size_t row = 0; row < indices.size(); ++row) {
+          const size_t index = indices[row];
+          torch::Tensor boxes = found[row].clone();
+          const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
+          boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
+          const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
+          meters_.detections.add_image(boxes, gt_boxes, gt_classes);
+          confusion.add_image(boxes, gt_boxes, gt_classes);
+        }
+      });
 
   const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
   meters_.box_loss.add(losses[0].item<double>());
@@ -256,13 +275,15 @@ Metrics DetectTask::metrics() const {
   const DetectionSummary summary = meters_.detections.summarize();
   const double images = std::max(meters_.images.value(), 1.0);
   Metrics result;
-  result.values = {{"val/box_loss", meters_.box_loss.value() / images},
-                   {"val/cls_loss", meters_.cls_loss.value() / images},
-                   {"val/dfl_loss", meters_.dfl_loss.value() / images},
-                   {"precision", summary.precision},
-                   {"recall", summary.recall},
-                   {"mAP50", summary.map50},
-                   {"mAP50-95", summary.map50_95}};
+  if (!deployed_) {
+    result.values = {{"val/box_loss", meters_.box_loss.value() / images},
+                     {"val/cls_loss", meters_.cls_loss.value() / images},
+                     {"val/dfl_loss", meters_.dfl_loss.value() / images}};
+  }
+  result.values.insert(result.values.end(), {{"precision", summary.precision},
+                                             {"recall", summary.recall},
+                                             {"mAP50", summary.map50},
+                                             {"mAP50-95", summary.map50_95}});
   result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
   result.confusion = std::move(confusion);
   if (!summary.classes.empty()) result.curves = detection_curve_charts(summary, config_.names);
@@ -282,6 +303,10 @@ Metrics DetectTask::metrics() const {
   return result;
 }
 
+ModelCard DetectTask::model_card() const {
+  return {name(), shared_.run.model, config_.names, model_->options.in_channels(), imgsz_, imgsz_};
+}
+
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                              const PredictOptions& options) {
   const std::vector<std::string> paths = image_paths(sources);
@@ -298,7 +323,7 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
     const cv::Mat boxed = letterbox(image, geometry, imgsz_, augment(false).pad_value).image;
     const torch::Tensor input =
         torch::from_blob(boxed.data, {1, imgsz_, imgsz_, 3}, torch::kUInt8).permute({0, 3, 1, 2}).to(torch::kFloat).div(255);
-    torch::Tensor found = detections(model_->forward(input.to(device)), confidence).front().clone();
+    torch::Tensor found = detections(predictions(input.to(device)), confidence).front().clone();
     found.narrow(1, 0, 4).copy_(geometry.to_original(found.narrow(1, 0, 4)));
 
     std::vector<std::string> described;

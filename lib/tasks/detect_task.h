@@ -8,6 +8,7 @@
 #include "data/detect_dataset.h"
 #include "data/detect_dataset_config.h"
 #include "data/image_memo.h"
+#include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/yolov8.h"
 #include "tasks/detection_loss.h"
@@ -15,7 +16,7 @@
 
 namespace trainer {
 
-class DetectTask : public Task {
+class DetectTask : public Task, public Deployable {
  public:
   // data = an Ultralytics data.yaml. `with_train_split` false skips the training images.
   DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, bool with_train_split = true);
@@ -42,6 +43,7 @@ class DetectTask : public Task {
   Metrics metrics() const override;
   // Detections per image, in the image's own pixels; annotated copies and predictions.json are
   // written to <project>/detect/predict[N]/.
+  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
 
@@ -49,8 +51,12 @@ class DetectTask : public Task {
   DetectAugment augment(bool train) const;
   // cache=ram: the memos, unless the images would crowd the available memory (then a warning).
   void make_memos();
-  // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] in letterbox pixels.
-  std::vector<torch::Tensor> detections(const std::vector<torch::Tensor>& levels, double confidence) const;
+  // The head's outputs -> boxes (xyxy) and scores [B, 4 + classes, anchors] in letterbox pixels.
+  torch::Tensor decoded(const std::vector<torch::Tensor>& levels) const;
+  // The same for an evaluation input, from the deployed copy when there is one.
+  torch::Tensor predictions(const torch::Tensor& input);
+  // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] after NMS.
+  std::vector<torch::Tensor> detections(const torch::Tensor& predictions, double confidence) const;
 
   SharedTaskSettings shared_;
   DetectSettings detect_;

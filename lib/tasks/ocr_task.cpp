@@ -158,17 +158,18 @@ void OcrTask::validate_shard(const torch::Device& device, const Shard& shard) {
   std::vector<std::string> shown;
   for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
                             [&](size_t position, const Batch& batch, const torch::Tensor& input) {
-    const torch::Tensor logits = model_->forward(input).narrow(0, 0, batch.size);
-    loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
-    const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
-    for (size_t row = 0; row < decoded.size(); ++row) {
-      const std::u32string& truth = val_->label(batches[position][row]);
-      scores_.add(decoded[row].text, truth);
-      if (shown.size() < kShownSamples) {
-        shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) + (decoded[row].text == truth ? "" : " (wrong)"));
-      }
-    }
-  });
+                              const torch::Tensor logits = this->logits(input).narrow(0, 0, batch.size);
+                              loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
+                              const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
+                              for (size_t row = 0; row < decoded.size(); ++row) {
+                                const std::u32string& truth = val_->label(batches[position][row]);
+                                scores_.add(decoded[row].text, truth);
+                                if (shown.size() < kShownSamples) {
+                                  shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) +
+                                                  (decoded[row].text == truth ? "" : " (wrong)"));
+                                }
+                              }
+                            });
   spdlog::info("val samples: {}", fmt::join(shown, ", "));
   loss_meter_.add(loss_sum.item<double>());
 }
@@ -184,6 +185,13 @@ Metrics OcrTask::metrics() const {
 }
 
 void OcrTask::pin_derived_settings(Settings& settings) const { settings.ocr.charset = encode_utf8(charset_->characters()); }
+
+ModelCard OcrTask::model_card() const {
+  std::vector<std::string> characters;
+  for (const char32_t character : charset_->characters())
+    characters.push_back(encode_utf8(std::u32string(1, character)));
+  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w};
+}
 
 std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                           const PredictOptions& options) {
@@ -205,7 +213,7 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
     std::vector<cv::Mat> batch_images;
     for (size_t i : indices) batch_images.push_back(images[i]);
     const Batch batch = collate_text_lines(batch_images, nullptr, *charset_, shape_);
-    const std::vector<DecodedText> decoded = greedy_decode(model_->forward(batch.input.to(device)), *charset_);
+    const std::vector<DecodedText> decoded = greedy_decode(logits(batch.input.to(device)), *charset_);
     for (size_t row = 0; row < indices.size(); ++row) {
       lines[indices[row]] = fmt::format("{}: {} ({:.{}f})", paths[indices[row]], encode_utf8(decoded[row].text),
                                         decoded[row].confidence, options.digits);

@@ -7,13 +7,14 @@
 #include "data/charset.h"
 #include "data/ocr_dataset.h"
 #include "data/text_line_collate.h"
+#include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/crnn.h"
 #include "tasks/text_metrics.h"
 
 namespace trainer {
 
-class OcrTask : public Task, public LossSplit {
+class OcrTask : public Task, public LossSplit, public Deployable {
  public:
   // data = a root with train/ and val/, each holding EasyOCR label folders. `with_train_split`
   // false skips the training images (validation and prediction of a saved model).
@@ -42,10 +43,16 @@ class OcrTask : public Task, public LossSplit {
   Metrics metrics() const override;
   void pin_derived_settings(Settings& settings) const override;
   // "path: text (confidence)" per image.
+  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
 
  private:
+  // The per-frame logits of an evaluation input, from the deployed copy when there is one.
+  torch::Tensor logits(const torch::Tensor& input) {
+    return deployed_ ? deployed_->run(input) : model_->forward(input);
+  }
+
   SharedTaskSettings shared_;
   OcrSettings ocr_;
   std::unique_ptr<Charset> charset_;

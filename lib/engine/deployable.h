@@ -1,0 +1,29 @@
+// A task whose trained model can leave the trainer: what an exported copy needs besides its
+// weights (ModelCard), and validation and prediction run on such a copy (an InferenceModel, e.g.
+// an ONNX file in OpenCV DNN) instead of the task's module, with the same pre- and post-processing.
+// Tasks implement it beside the task port (engine/task.h); the command line finds it by dynamic_cast.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "models/inference_model.h"
+#include "models/model_card.h"
+
+namespace trainer {
+
+class Deployable {
+ public:
+  virtual ~Deployable() = default;
+  // Labels and input size; the caller adds the recipe.
+  virtual ModelCard model_card() const = 0;
+  // From now on validation and prediction run `model` instead of the task's module.
+  void deploy(std::shared_ptr<InferenceModel> model) { deployed_ = std::move(model); }
+  // What validation and prediction run, for reports: "LibTorch" or the deployed copy's description.
+  std::string runtime() const { return deployed_ ? deployed_->description() : "LibTorch"; }
+
+ protected:
+  std::shared_ptr<InferenceModel> deployed_;  ///< null: the task's module runs
+};
+
+}  // namespace trainer
