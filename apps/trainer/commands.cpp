@@ -289,8 +289,11 @@ int run_keys(const CommonOptions& options) {
   return 0;
 }
 
-int run_keys_markdown() {
-  std::printf("%s", recipe_keys_markdown().c_str());
+int run_keys_markdown(const std::string& from) {
+  const std::string text = from.empty()            ? recipe_keys_markdown()
+                           : from == "ultralytics" ? tool_keys_markdown(ForeignTool::ultralytics)
+                                                   : tool_keys_markdown(ForeignTool::easyocr);
+  std::printf("%s", text.c_str());
   return 0;
 }
 

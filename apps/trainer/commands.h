@@ -28,7 +28,8 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
 int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vector<CompileMode>& probe_modes);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
-int run_keys_markdown();
+// docs/recipe-keys.md, or with from = ultralytics or easyocr docs/ultralytics.md or docs/easyocr.md.
+int run_keys_markdown(const std::string& from);
 int run_export(const std::string& weights, const ExportOptions& options);
 int run_data_digits(const SynthDigitsOptions& options);
 int run_data_printed(const SynthPrintedOptions& options);

@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
   train->footer([] { return trainer::recipe_keys_help(); });
   bool keys_markdown = false;
   keys->add_flag("--markdown", keys_markdown, "print docs/recipe-keys.md, made from the key table, instead");
+  std::string keys_from;
+  keys->add_option("--from", keys_from, "with --markdown: docs/ultralytics.md or docs/easyocr.md instead")
+      ->check(CLI::IsMember({"ultralytics", "easyocr"}));
   val->add_option("-w,--weights", weights, "checkpoint to validate (or model=PATH)");
   std::vector<std::string> sources;
   int64_t top_k = 5;
@@ -199,7 +202,8 @@ int main(int argc, char** argv) {
                                     probe_modes);
     }
     if (smoke->parsed()) return trainer::app::run_smoke(options);
-    if (keys->parsed()) return keys_markdown ? trainer::app::run_keys_markdown() : trainer::app::run_keys(options);
+    if (keys->parsed())
+      return keys_markdown ? trainer::app::run_keys_markdown(keys_from) : trainer::app::run_keys(options);
     if (data_digits->parsed()) return trainer::app::run_data_digits(digits_options);
     if (data_detect->parsed()) return trainer::app::run_data_synth_detect(detect_options, detect_force);
     if (data_printed->parsed()) {
