@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "data/detect_dataset_config.h"
+#include "data/image_files.h"
 #include "test_helpers.h"
 #include "util/error.h"
 
@@ -82,4 +83,42 @@ TEST_CASE("list_images fails clearly when a source holds no image", "[detect-dat
   touch_images(dir / "empty", {"readme.md"});
   CHECK_THROWS_WITH(list_images({dir.file("empty")}), Contains("no images") && Contains(dir.file("empty")));
   CHECK_THROWS_WITH(list_images({dir.file("nowhere")}), Contains("no such image folder or list file"));
+}
+
+TEST_CASE("a relative path is tried from the working directory first, as Ultralytics does", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "work/coco8/images/train", {"a.jpg"});
+  touch_images(dir / "work/coco8/images/val", {"b.jpg"});
+  write_text(dir / "sets/coco8.yaml",
+             "path: coco8\ntrain: images/train\nval: images/val\nnames: [thing]\n"
+             "download: https://example.com/coco8.zip\n");
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir / "work");
+  DetectDataConfig config;
+  std::string from_elsewhere;
+  try {
+    config = read_detect_data_config(dir.file("sets/coco8.yaml"));
+    std::filesystem::current_path(dir.path());
+    read_detect_data_config(dir.file("sets/coco8.yaml"));
+  } catch (const UserError& error) {
+    from_elsewhere = error.what();
+  }
+  std::filesystem::current_path(previous);
+  CHECK(config.root == dir / "work/coco8");
+  CHECK(config.val == std::vector<std::string>{(dir / "work/coco8/images/val").string()});
+  // Elsewhere, neither the working directory nor the file's folder holds it: nothing is downloaded.
+  CHECK_THAT(from_elsewhere, Contains("coco8.yaml:1:7") && Contains("nor is coco8 from the working directory") &&
+                                 Contains("`download:` is not run here") &&
+                                 Contains("put the data under " + (dir / "sets/coco8").string()));
+}
+
+TEST_CASE("predict's sources take files, folders and patterns; a URL is refused", "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "photos", {"a.jpg", "b.png", "c.jpg"});
+  touch_images(dir / "more", {"d.jpg"});
+  CHECK(image_paths({dir.file("photos/*.jpg"), dir.file("more")}) ==
+        std::vector<std::string>{dir.file("photos/a.jpg"), dir.file("photos/c.jpg"), dir.file("more/d.jpg")});
+  CHECK_THROWS_WITH(image_paths({dir.file("photos/*.gif")}), Contains("no image file matches"));
+  CHECK_THROWS_WITH(image_paths({"https://ultralytics.com/images/bus.jpg"}),
+                    Contains("is a URL") && Contains("no network access"));
 }

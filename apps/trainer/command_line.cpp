@@ -104,8 +104,10 @@ void CommandLine::add_model_commands() {
   CLI::Option* markdown = commands_["keys"]->add_flag("--markdown", o.keys_markdown,
                                                       "print docs/recipe-keys.md, made from the key table, instead");
   commands_["keys"]
-      ->add_option("--from", o.keys_from, "with --markdown: docs/timm.md, what timm's train.py flags are here")
-      ->check(CLI::IsMember({"timm"}))
+      ->add_option("--from", o.keys_from,
+                   "with --markdown: what another tool's keys are here: docs/timm.md, docs/ultralytics.md or "
+                   "docs/easyocr.md")
+      ->check(CLI::IsMember({"timm", "ultralytics", "easyocr"}))
       ->needs(markdown);
   commands_["val"]->add_option("-w,--weights", o.weights, "checkpoint to validate (or model=PATH)");
   CLI::App* predict = commands_["predict"];

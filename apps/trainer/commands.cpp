@@ -368,7 +368,11 @@ int run_keys(const CommonOptions& options) {
 }
 
 int run_keys_markdown(const std::string& tool) {
-  std::printf("%s", tool == "timm" ? timm_flags_markdown().c_str() : recipe_keys_markdown().c_str());
+  const std::string text = tool.empty()            ? recipe_keys_markdown()
+                           : tool == "timm"        ? timm_flags_markdown()
+                           : tool == "ultralytics" ? tool_keys_markdown(ForeignTool::ultralytics)
+                                                   : tool_keys_markdown(ForeignTool::easyocr);
+  std::printf("%s", text.c_str());
   return 0;
 }
 

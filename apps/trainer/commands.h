@@ -29,7 +29,7 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
 int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vector<CompileMode>& probe_modes);
 int run_smoke(const CommonOptions& options);
 int run_keys(const CommonOptions& options);
-// docs/recipe-keys.md, or with tool "timm" docs/timm.md.
+// docs/recipe-keys.md, or with tool timm, ultralytics or easyocr: docs/timm.md, docs/ultralytics.md or docs/easyocr.md.
 int run_keys_markdown(const std::string& tool);
 int run_export(const ExportRequest& request);
 int run_data_digits(const SynthDigitsOptions& options);

@@ -4,7 +4,9 @@
 
 #include <sstream>
 
+#include "config/foreign_keys.h"
 #include "config/recipe_keys.h"
+#include "util/text.h"
 
 namespace trainer {
 namespace {
@@ -52,14 +54,23 @@ void write_section(std::ostringstream& out, KeySection section) {
   }
 }
 
+// "accepted", or "ignored at `False`, `none`; otherwise refused", or "refused".
+std::string outcome(const ForeignSpelling& spelling) {
+  if (spelling.meaning == ForeignMeaning::same) return "accepted";
+  if (spelling.inert_values.empty()) return "refused";
+  if (spelling.inert_values == std::vector<std::string>{"*"}) return "ignored (any value)";
+  std::vector<std::string> values;
+  for (const auto& value : spelling.inert_values) values.push_back("`" + (value.empty() ? "none" : value) + "`");
+  return "ignored at " + join(values, ", ") + "; refused otherwise";
+}
+
 void write_foreign_spellings(std::ostringstream& out) {
   out << "\n## Other tools' spellings\n\n"
       << "Accepted spellings are taken as our key with an info line; refused ones stop the command with the "
          "reason.\n\n| spelling | tool | here | |\n|---|---|---|---|\n";
   for (const auto& [key, spelling] : foreign_spellings()) {
-    const bool same = spelling.meaning == ForeignMeaning::same;
     out << "| `" << spelling.name << "` | " << tool_name(spelling.tool) << " | "
-        << (key.empty() ? std::string("no counterpart") : "`" + key + "`") << " | " << (same ? "accepted" : "refused")
+        << (key.empty() ? std::string("no counterpart") : "`" + key + "`") << " | " << outcome(spelling)
         << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
   }
 }
@@ -100,6 +111,66 @@ std::string default_recipe_yaml() {
           << (key.default_text.empty() ? line : "# " + line + "  # default: " + key.default_text) << "\n";
     }
   }
+  return out.str();
+}
+
+namespace {
+
+constexpr const char* kUltralyticsIntroduction = R"(# Coming from Ultralytics
+
+<!-- Generated from the key table (lib/config/recipe_keys.cpp, lib/config/foreign_keys.cpp) by
+     `trainer keys --markdown --from ultralytics`; a test fails when this file is stale. -->
+
+Ultralytics' own recipe files load as they are: `trainer train --config default.yaml` with the
+`default.yaml` of any release from 8.0 to 8.3, or with the `args.yaml` of an Ultralytics run,
+and the same keys as `key=value` overrides. An empty value means the key's default. Every key of
+those files is listed below with what it is here: the same key; another key of ours; or a key
+with no meaning here, which is **ignored** at Ultralytics' default (the values listed: they ask
+for nothing, and the ignored keys are named in one info line) and **refused** with the reason
+at any other value. All problems of a file are reported in one run, each with `file:line:column`.
+`pretrained: true` starts from the `.pt` given as `model` and `pretrained: false` trains that
+architecture from scratch; any other value is a weights file.
+)";
+
+constexpr const char* kEasyOcrIntroduction = R"(# Coming from EasyOCR
+
+<!-- Generated from the key table (lib/config/recipe_keys.cpp, lib/config/foreign_keys.cpp) by
+     `trainer keys --markdown --from easyocr`; a test fails when this file is stale. -->
+
+EasyOCR's trainer config files (`trainer/config_files/*.yaml`, the options of its `train.py`)
+load as recipes: `trainer train --config en_filtered_config.yaml`. A file with EasyOCR's keys
+and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's None-VGG-BiLSTM-CTC).
+Data come in EasyOCR's folders, each with images and a `labels.csv`, under `data=ROOT`:
+`ROOT/train` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
+EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`), and `ROOT/val` the
+validation folders; symlinked folders are followed. EasyOCR's separate roots (`train_data`,
+`valid_data`) are not offered yet. `lang_char: 'None'` takes the characters of the labels, as EasyOCR does. Labels
+dropped for characters outside the set are counted in a warning with two examples, and past
+`max_bad_fraction` of a split they stop the run. Every EasyOCR key is listed below with what it
+is here: the same key; another key of ours; or a key with no meaning here, **ignored** at the
+values listed (they ask for nothing, and the ignored keys are named in one info line) and
+**refused** with the reason otherwise.
+)";
+
+// What `name`, a key of the tool's files, is here.
+std::string key_outcome(const std::string& name) {
+  if (const RecipeKey* key = find_recipe_key(name)) return "the same key: " + key->help;
+  const std::optional<ForeignMatch> match = find_foreign_spelling(name);
+  if (!match) return "unknown";
+  const ForeignSpelling& spelling = match->spelling;
+  std::string text = outcome(spelling);
+  if (match->key && spelling.meaning == ForeignMeaning::same) text += ": `" + match->key->name + "` here";
+  return text + (spelling.note.empty() ? "" : ": " + spelling.note);
+}
+
+}  // namespace
+
+std::string tool_keys_markdown(ForeignTool tool) {
+  std::ostringstream out;
+  out << (tool == ForeignTool::easyocr ? kEasyOcrIntroduction : kUltralyticsIntroduction) << "\n| " << tool_name(tool)
+      << " key | here |\n|---|---|\n";
+  for (const std::string& name : tool_file_keys(tool))
+    out << "| `" << name << "` | " << markdown_cell(key_outcome(name)) << " |\n";
   return out.str();
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "config/recipe_keys.h"
+
 namespace trainer {
 
 // The whole of docs/recipe-keys.md (`trainer keys --markdown` prints it; a test checks the file).
@@ -14,6 +16,10 @@ std::string markdown_cell(const std::string& text);
 // The full default recipe as YAML, every key with its help line as a comment above it, by section
 // (`trainer copy-cfg` writes it to default_copy.yaml); it loads back as a recipe.
 std::string default_recipe_yaml();
+
+// docs/ultralytics.md or docs/easyocr.md: every key of that tool's recipe files and what it does
+// here (`trainer keys --markdown --from ultralytics|easyocr`; a test checks the files).
+std::string tool_keys_markdown(ForeignTool tool);
 
 // Every key by section with its default and help, for a command's --help.
 std::string recipe_keys_help();

@@ -52,12 +52,21 @@ class KeyRow {
   }
   // Another tool's spelling with our meaning: accepted, with an info line naming our key.
   KeyRow&& same_as(ForeignTool tool, std::string name, std::string note = "") && {
-    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note)});
+    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, {}});
     return std::move(*this);
   }
-  // Another tool's spelling of something like this key whose meaning differs: refused with `reason`.
-  KeyRow&& differs(ForeignTool tool, std::string name, std::string reason) && {
-    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::different, std::move(reason)});
+  // The same, with values of its own: `assign` sets our settings from them.
+  KeyRow&& same_as(ForeignTool tool, std::string name, std::string note,
+                   std::function<void(Settings&, const RecipeValue&)> assign) && {
+    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, std::move(assign)});
+    return std::move(*this);
+  }
+  // Another tool's spelling of something like this key whose meaning differs: refused with `reason`,
+  // except at `inert_values` (see ForeignSpelling), which ask for nothing.
+  KeyRow&& differs(ForeignTool tool, std::string name, std::string reason,
+                   std::vector<std::string> inert_values = {}) && {
+    key_.foreign.push_back(
+        {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}});
     return std::move(*this);
   }
   RecipeKey take(KeySection section) && {
@@ -157,12 +166,13 @@ KeyRow enum_key(const std::string& name, Field field, std::vector<Enum> choices,
       [=](const Settings& s) { return std::string(to_string(field(s))); });
 }
 
+// A list of items: a YAML sequence, comma-separated, or EasyOCR's '-'-separated form.
 template <typename Field>
 KeyRow string_list_key(const std::string& name, Field field, std::string values) {
   return custom_key(
              name, std::move(values),
              [=](Settings& s, const RecipeValue& v) {
-               field(s) = split_items(v);
+               field(s) = split_list_items(v);
                for (const auto& item : field(s)) {
                  if (item.empty()) fail_value(name, v, "a list of non-empty names");
                }
@@ -177,7 +187,7 @@ KeyRow double_list_key(const std::string& name, Field field, double min, double 
              name, std::move(values),
              [=](Settings& s, const RecipeValue& v) {
                field(s).clear();
-               for (const auto& item : split_items(v))
+               for (const auto& item : split_list_items(v))
                  field(s).push_back(parse_double(name, {item, false, v.where}, min, max));
              },
              [=](const Settings& s) { return show_items(field(s)); })

@@ -69,17 +69,28 @@ std::string parse_string(const std::string& key, const RecipeValue& value, bool 
   return value.text;
 }
 
-std::vector<std::string> split_items(const RecipeValue& value) {
+namespace {
+
+std::vector<std::string> split_at(const RecipeValue& value, char separator) {
   std::vector<std::string> items;
   if (is_none(value) || value.text.empty()) return items;
   size_t start = 0;
   while (true) {
-    const size_t comma = value.text.find(',', start);
-    items.push_back(trim(value.text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    const size_t end = value.text.find(separator, start);
+    items.push_back(trim(value.text.substr(start, end == std::string::npos ? std::string::npos : end - start)));
+    if (end == std::string::npos) break;
+    start = end + 1;
   }
   return items;
+}
+
+}  // namespace
+
+std::vector<std::string> split_items(const RecipeValue& value) { return split_at(value, ','); }
+
+std::vector<std::string> split_list_items(const RecipeValue& value) {
+  const bool easyocr_list = !value.is_sequence && value.text.find(',') == std::string::npos;
+  return split_at(value, easyocr_list ? '-' : ',');
 }
 
 std::string show_double(double value) {

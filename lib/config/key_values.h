@@ -27,6 +27,8 @@ bool parse_bool(const std::string& key, const RecipeValue& value);
 std::string parse_string(const std::string& key, const RecipeValue& value, bool allow_empty);
 // Comma-separated items, each trimmed; "none" or an empty value is the empty list.
 std::vector<std::string> split_items(const RecipeValue& value);
+// The same, or EasyOCR's '-'-separated items ('MJ-ST', '0.5-0.5') in a value without a comma.
+std::vector<std::string> split_list_items(const RecipeValue& value);
 bool is_auto(const RecipeValue& value);
 bool is_none(const RecipeValue& value);
 

@@ -3,11 +3,14 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "config/foreign_keys.h"
 #include "config/model_family.h"
 #include "config/recipe_keys.h"
 #include "config/user_settings.h"
@@ -21,19 +24,86 @@ namespace {
 // apply only to keys left at their defaults.
 using GivenKeys = std::map<std::string, std::string>;
 
-// Our key, one of its other tools' spellings with the same meaning (said in an info line), or a
-// UserError that says what the name is here.
-const RecipeKey& require_key(const std::string& name, const std::string& where) {
-  if (const RecipeKey* key = find_recipe_key(name)) return *key;
-  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name);
-  if (foreign && foreign->key && foreign->spelling.meaning == ForeignMeaning::same) {
-    spdlog::info("{}: {}'s {} is {} here{}", where, tool_name(foreign->spelling.tool), name, foreign->key->name,
-                 foreign->spelling.note.empty() ? "" : " (" + foreign->spelling.note + ")");
-    return *foreign->key;
+// What the sources of one recipe came to besides the settings: every problem (so a file's are
+// all reported in one run) and the other tools' keys taken at values that ask for nothing.
+struct LoadNotes {
+  std::vector<std::string> problems;
+  std::vector<std::string> inert;
+};
+
+// An empty value, none, or a number and a word in any spelling: "0.0" is "0", "True" is "true".
+bool same_value(const std::string& written, const std::string& expected) {
+  const std::string lowered = to_lower(trim(written));
+  if (expected == "*" || lowered == expected) return true;
+  if (expected.empty()) return lowered == "none" || lowered == "null" || lowered == "~";
+  char* written_end = nullptr;
+  char* expected_end = nullptr;
+  const double a = std::strtod(lowered.c_str(), &written_end);
+  const double b = std::strtod(expected.c_str(), &expected_end);
+  return !lowered.empty() && *written_end == '\0' && *expected_end == '\0' && a == b;
+}
+
+bool is_inert(const ForeignSpelling& spelling, const RecipeValue& value) {
+  return std::any_of(spelling.inert_values.begin(), spelling.inert_values.end(), [&](const std::string& expected) {
+    return same_value(value.is_null ? "" : value.text, expected);
+  });
+}
+
+// Sets `name` from `value`: our key, another tool's spelling of it (said in an info line), or
+// another tool's key at a value that asks for nothing (noted); anything else is a UserError
+// that says what the name is here. `key_where` places the name, value.where the value.
+void apply_value(Settings& settings, const std::string& name, const RecipeValue& value, const std::string& key_where,
+                 GivenKeys& given, LoadNotes& notes) {
+  if (const RecipeKey* key = find_recipe_key(name)) {
+    key->assign(settings, value);
+    given[key->name] = value.where;
+    return;
   }
-  throw UserError(where + ": unknown key '" + name + "'" +
-                  (foreign ? ": " + foreign->spelling.note : did_you_mean(name, recipe_key_names())) +
-                  "; `trainer keys` lists every key");
+  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name);
+  if (!foreign) {
+    throw UserError(key_where + ": unknown key '" + name + "'" + did_you_mean(name, recipe_key_names()) +
+                    "; `trainer keys` lists every key");
+  }
+  const ForeignSpelling& spelling = foreign->spelling;
+  if (foreign->key && spelling.meaning == ForeignMeaning::same) {
+    spdlog::info("{}: {}'s {} is {} here{}", key_where, tool_name(spelling.tool), name, foreign->key->name,
+                 spelling.note.empty() ? "" : " (" + spelling.note + ")");
+    (spelling.assign ? spelling.assign : foreign->key->assign)(settings, value);
+    given[foreign->key->name] = value.where;
+    return;
+  }
+  if (is_inert(spelling, value)) {
+    notes.inert.push_back(name);
+    return;
+  }
+  if (spelling.inert_values.empty()) throw UserError(key_where + ": unknown key '" + name + "': " + spelling.note);
+  throw UserError(value.where + ": " + name + "=" + value.text + " (" + tool_name(spelling.tool) +
+                  ") asks for what is not done here: " + spelling.note);
+}
+
+// Runs one step of reading a source; its UserError becomes one of the notes' problems.
+template <typename Step>
+void noting_problems(LoadNotes& notes, Step step) {
+  try {
+    step();
+  } catch (const UserError& error) {
+    notes.problems.emplace_back(error.what());
+  }
+}
+
+// All problems of the sources in one error; the other tools' keys that ask for nothing in one line.
+void report(const LoadNotes& notes) {
+  if (notes.problems.size() == 1) throw UserError(notes.problems.front());
+  if (!notes.problems.empty()) {
+    throw UserError(std::to_string(notes.problems.size()) + " problems in the recipe:\n  " +
+                    join(notes.problems, "\n  "));
+  }
+  if (!notes.inert.empty()) {
+    spdlog::info(
+        "{} keys of other tools mean nothing here at the values given, and are ignored: {} (docs/"
+        "ultralytics.md and docs/easyocr.md say why)",
+        notes.inert.size(), join(notes.inert, ", "));
+  }
 }
 
 // One warning per key the user set away from its default that changes nothing for the run's task
@@ -48,8 +118,42 @@ void warn_keys_without_effect(const Settings& settings, const std::vector<std::s
   }
 }
 
+std::string mark_text(const std::string& path, const YAML::Mark& mark) {
+  return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+// One `key: value` entry of a recipe file. An empty value (or null) means the key's default: it
+// is checked as a name only.
+void apply_entry(Settings& settings, const YAML::Node& name_node, const YAML::Node& node, const std::string& path,
+                 GivenKeys& given, LoadNotes& notes) {
+  const std::string where = mark_text(path, name_node.Mark());
+  const std::string name = name_node.as<std::string>();
+  RecipeValue value;
+  // A null's mark is the next token's, a line below: the key's place names it instead.
+  value.where = node.IsNull() ? where : mark_text(path, node.Mark());
+  const RecipeKey* key = find_recipe_key(name);
+  if (node.IsSequence() && (key == nullptr || key->is_list)) {
+    std::vector<std::string> items;
+    for (const auto& item : node) {
+      if (!item.IsScalar()) throw UserError(where + ": key '" + name + "' expects a list of single values");
+      items.push_back(trim(item.Scalar()));
+    }
+    value.text = join(items, ",");
+    value.is_sequence = true;
+  } else if (!node.IsScalar() && !node.IsNull()) {
+    throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
+  } else if (node.IsNull()) {
+    if (key == nullptr && !find_foreign_spelling(name)) apply_value(settings, name, value, where, given, notes);
+    return;
+  } else {
+    value.text = trim(node.Scalar());
+  }
+  apply_value(settings, name, value, where, given, notes);
+}
+
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
-void apply_yaml(Settings& settings, const std::string& text, const std::string& path, GivenKeys& given) {
+void apply_yaml(Settings& settings, const std::string& text, const std::string& path, GivenKeys& given,
+                LoadNotes& notes) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -60,81 +164,47 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
   if (root.IsNull()) return;
   if (!root.IsMap()) throw UserError(path + ": a recipe is a mapping of key: value lines");
   for (const auto& entry : root) {
-    const YAML::Mark mark = entry.first.Mark();
-    const std::string where =
-        path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-    const std::string name = entry.first.as<std::string>();
-    const RecipeKey& key = require_key(name, where);
-    const YAML::Node& node = entry.second;
-    RecipeValue value;
-    if (key.is_list && node.IsSequence()) {
-      std::vector<std::string> items;
-      for (const auto& item : node) {
-        if (!item.IsScalar()) throw UserError(where + ": key '" + name + "' expects a list of single values");
-        items.push_back(trim(item.Scalar()));
-      }
-      value.text = join(items, ",");
-    } else if (!node.IsScalar() && !node.IsNull()) {
-      throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
-    } else {
-      value.is_null = node.IsNull();
-      value.text = value.is_null ? "" : trim(node.Scalar());
-    }
-    const YAML::Mark value_mark = node.Mark();
-    value.where = path + ":" + std::to_string(value_mark.line + 1) + ":" +
-                  std::to_string(value_mark.column + 1);
-    key.assign(settings, value);
-    given[key.name] = value.where;
+    noting_problems(notes, [&] { apply_entry(settings, entry.first, entry.second, path, given, notes); });
   }
 }
 
-void apply_file(Settings& settings, const std::string& path, GivenKeys& given) {
+void apply_file(Settings& settings, const std::string& path, GivenKeys& given, LoadNotes& notes) {
   std::ifstream in(path);
   if (!std::filesystem::is_regular_file(path) || !in) throw UserError("recipe file not found: " + path);
   std::stringstream text;
   text << in.rdbuf();
-  apply_yaml(settings, text.str(), path, given);
+  apply_yaml(settings, text.str(), path, given, notes);
 }
 
-void apply_override(Settings& settings, const std::string& argument, GivenKeys& given) {
+void apply_override(Settings& settings, const std::string& argument, GivenKeys& given, LoadNotes& notes) {
   const std::string where = "override '" + argument + "'";
   const auto equals = argument.find('=');
   const std::string name = trim(argument.substr(0, equals));
-  const RecipeKey& key = require_key(name, where);
   RecipeValue value;
   value.where = where;
   if (equals == std::string::npos) {
-    if (!key.is_bool) throw UserError(where + ": key '" + name + "' needs a value (" + name + "=…)");
+    const RecipeKey* key = find_recipe_key(name);
+    if (key && !key->is_bool) throw UserError(where + ": key '" + name + "' needs a value (" + name + "=…)");
     value.text = "true";
   } else {
     value.text = trim(argument.substr(equals + 1));
     // Ultralytics accepts None in any case; an empty value means the same.
-    value.is_null = value.text.empty() || to_lower(value.text) == "none" ||
-                    to_lower(value.text) == "null";
+    value.is_null = value.text.empty() || to_lower(value.text) == "none" || to_lower(value.text) == "null";
   }
-  key.assign(settings, value);
-  given[key.name] = where;
+  apply_value(settings, name, value, where, given, notes);
 }
 
-// Every override is tried, so one run reports all of a command line's problems, one per line.
-void apply_overrides(Settings& settings, const std::vector<std::string>& overrides, GivenKeys& given) {
-  std::vector<std::string> problems;
+// Every override is tried, so one run reports all of a command line's problems with the file's.
+void apply_overrides(Settings& settings, const std::vector<std::string>& overrides, GivenKeys& given,
+                     LoadNotes& notes) {
   for (const auto& argument : normalize_overrides(overrides)) {
-    try {
-      apply_override(settings, argument, given);
-    } catch (const UserError& error) {
-      problems.emplace_back(error.what());
-    }
-  }
-  if (problems.size() == 1) throw UserError(problems.front());
-  if (!problems.empty()) {
-    throw UserError(std::to_string(problems.size()) + " problems on the command line:\n  " + join(problems, "\n  "));
+    noting_problems(notes, [&] { apply_override(settings, argument, given, notes); });
   }
 }
 
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
-void split_model_file(Settings& settings, const GivenKeys& given) {
+void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch) {
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
   const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
@@ -145,7 +215,10 @@ void split_model_file(Settings& settings, const GivenKeys& given) {
     throw UserError(where + ": model=" + settings.run.model + " names no architecture; give the architecture as model= (" +
                     model_families_text() + ") and the file as pretrained=");
   }
-  if (is_weights) {
+  if (is_weights && from_scratch) {
+    spdlog::info("{}: model={} with pretrained=false: the architecture from scratch, the file unread", where,
+                 settings.run.model);
+  } else if (is_weights) {
     if (!settings.run.pretrained.empty() && settings.run.pretrained != settings.run.model) {
       throw UserError(where + ": model=" + settings.run.model + " names the weights to start from, and pretrained=" +
                       settings.run.pretrained + " (" + given.at("pretrained") + ") names others; keep one");
@@ -155,20 +228,35 @@ void split_model_file(Settings& settings, const GivenKeys& given) {
   settings.run.model = architecture;
 }
 
+// True where one of EasyOCR's keys that only text recognition reads was set (imgH, lang_char …):
+// an EasyOCR config file names no task.
+bool sets_easyocr_keys(const GivenKeys& given) {
+  const std::vector<std::string>& easyocr = tool_file_keys(ForeignTool::easyocr);
+  return std::any_of(given.begin(), given.end(), [&](const auto& entry) {
+    const RecipeKey* key = find_recipe_key(entry.first);
+    return key && key->tasks == kOcr && std::find(easyocr.begin(), easyocr.end(), key->name) != easyocr.end();
+  });
+}
+
 // A model implies its task and a task its usual model (Ultralytics' habit); with neither named,
-// an Ultralytics data.yaml means detection. Named both, they must agree.
+// an Ultralytics data.yaml means detection and EasyOCR's keys text recognition. Named both, they
+// must agree.
 void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
+  // Ultralytics' pretrained: false, kept as the word by its row, names no file.
+  const bool from_scratch = settings.run.pretrained == "false";
+  if (from_scratch) settings.run.pretrained.clear();
   const auto task_where = given.find("task");
   const auto model_where = given.find("model");
   if (model_where == given.end()) {
     if (task_where == given.end()) {
       const std::string extension = to_lower(std::filesystem::path(settings.run.data).extension().string());
       if (extension == ".yaml" || extension == ".yml") settings.run.task = TaskKind::detect;
+      if (sets_easyocr_keys(given)) settings.run.task = TaskKind::ocr;
     }
     settings.run.model = default_model(settings.run.task);
     return;
   }
-  split_model_file(settings, given);
+  split_model_file(settings, given, from_scratch);
   const std::optional<TaskKind> family = task_of_model(settings.run.model);
   if (!family) {
     throw UserError(model_where->second + ": unknown model '" + settings.run.model + "'; models are " +
@@ -233,8 +321,10 @@ Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides) {
   Settings settings;
   GivenKeys given;
-  if (config_path) apply_file(settings, *config_path, given);
-  apply_overrides(settings, overrides, given);
+  LoadNotes notes;
+  if (config_path) apply_file(settings, *config_path, given, notes);
+  apply_overrides(settings, overrides, given, notes);
+  report(notes);
   if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
   resolve_model_and_task(settings, given);
   validate(settings);
@@ -246,9 +336,11 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
                                  const std::vector<std::string>& overrides) {
   Settings settings;
   GivenKeys given;
-  apply_yaml(settings, yaml, origin, given);
+  LoadNotes notes;
+  apply_yaml(settings, yaml, origin, given, notes);
   GivenKeys overridden;
-  apply_overrides(settings, overrides, overridden);
+  apply_overrides(settings, overrides, overridden, notes);
+  report(notes);
   for (const auto& entry : overridden) given[entry.first] = entry.second;
   resolve_model_and_task(settings, given);
   validate(settings);

@@ -1,5 +1,6 @@
 #include "config/recipe_keys.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -12,6 +13,7 @@ namespace trainer {
 namespace {
 
 constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
+constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
 
 // Ultralytics' device=0 is the first GPU; several devices train through nproc.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
@@ -171,6 +173,70 @@ KeyRow optimizer_key() {
       [](const Settings& s) { return std::string(to_string(s.optim.kind)); });
 }
 
+// Ultralytics' pretrained is a boolean or a path: true starts from the `.pt` given as model, false
+// (kept as the word until the model is resolved, config/recipe.cpp) trains from scratch even then.
+KeyRow pretrained_key() {
+  return custom_key(
+      "pretrained", "true, false, a path",
+      [](Settings& s, const RecipeValue& v) {
+        const std::string lowered = to_lower(v.text);
+        if (is_none(v) || v.text.empty()) {
+          s.run.pretrained.clear();
+        } else if (lowered == "false") {
+          s.run.pretrained = lowered;
+        } else if (lowered != "true") {
+          s.run.pretrained = v.text;
+        }
+      },
+      [](const Settings& s) { return s.run.pretrained.empty() ? std::string("none") : s.run.pretrained; });
+}
+
+// EasyOCR's lang_char 'None' takes the characters from the labels.
+KeyRow lang_char_key() {
+  return custom_key(
+      "lang_char", "characters, none",
+      [](Settings& s, const RecipeValue& v) {
+        if (is_none(v)) {
+          s.ocr.charset = "labels";
+        } else {
+          s.ocr.lang_char = parse_string("lang_char", v, false);
+        }
+      },
+      [](const Settings& s) { return s.ocr.lang_char; });
+}
+
+// EasyOCR's freeze_FeatureFxtraction and freeze_SequenceModeling: true adds the layer to freeze.
+std::function<void(Settings&, const RecipeValue&)> freeze_layer(const std::string& layer) {
+  return [layer](Settings& s, const RecipeValue& v) {
+    std::vector<std::string>& layers = s.run.freeze.layers;
+    if (parse_bool("freeze", v) && std::find(layers.begin(), layers.end(), layer) == layers.end()) {
+      layers.push_back(layer);
+    }
+  };
+}
+
+// Ultralytics' cache: true or ram keeps decoded images in memory; its disk cache is refused.
+KeyRow cache_key() {
+  return custom_key(
+             "cache", "false, ram (true = ram)",
+             [](Settings& s, const RecipeValue& v) {
+               const std::string lowered = v.is_null ? "none" : to_lower(v.text);
+               if (lowered == "false" || lowered == "none") {
+                 s.detect.cache = ImageCacheMode::off;
+               } else if (lowered == "true" || lowered == "ram") {
+                 s.detect.cache = ImageCacheMode::ram;
+               } else if (lowered == "disk") {
+                 fail_value("cache", v,
+                            "false, ram or true: Ultralytics' disk cache (decoded images in .npy files beside the "
+                            "images) is not offered; ram keeps them in memory with the same batches");
+               } else {
+                 fail_value("cache", v, "false, ram or true");
+               }
+             },
+             [](const Settings& s) { return std::string(to_string(s.detect.cache)); })
+      .bare_means_true();
+}
+
 KeyRow device_key() {
   return custom_key(
       "device", "auto, cpu, cuda, cuda:N, N",
@@ -217,24 +283,36 @@ std::vector<RecipeKey> build_table() {
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
              .help("dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
                    "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
-  run << string_key("pretrained", FIELD(run.pretrained), true, "path")
+  run << pretrained_key()
              .help(
                  "weights to start from (our checkpoints; a state dict saved by Python, bare or in a "
                  "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`; Ultralytics' own `.pt` "
-                 "and other pickled whole models, read without running them)");
+                 "and other pickled whole models, read without running them); Ultralytics' true starts from the "
+                 "`.pt` given as model, false trains that architecture from scratch")
+             .same_as(kEasyOcr, "saved_model", "EasyOCR's '' is none");
   run << enum_key("norm", FIELD(run.norm),
                   std::vector{NormKind::batch, NormKind::group, NormKind::frozen_batch, NormKind::sync_batch})
              .tasks(kClassify | kOcr)
              .help("normalisation layers: BatchNorm, GroupNorm (32 groups), BatchNorm with frozen statistics and "
                    "affine, or BatchNorm whose training statistics pool the micro-batches of all ranks (same "
                    "state-dict keys as bn; bn in one process)");
-  run << freeze_key().help(
-      "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, layer1 … "
-      "layer4, avgpool, fc, as torchvision lists them; CRNN: FeatureExtraction, SequenceModeling, Prediction; "
-      "YOLOv8: model.0 … model.22 as Ultralytics numbers them, so `freeze=10` is its backbone), or the layers named "
-      "by state-dict prefix (`FeatureExtraction` is EasyOCR's `freeze_FeatureFxtraction`); their norm layers still "
-      "update running statistics (`norm=frozen_bn` fixes those); `trainer plan` prints the trainable parameter "
-      "count");
+  run << freeze_key()
+             .help(
+                 "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, "
+                 "layer1 … "
+                 "layer4, avgpool, fc, as torchvision lists them; CRNN: FeatureExtraction, SequenceModeling, "
+                 "Prediction; "
+                 "YOLOv8: model.0 … model.22 as Ultralytics numbers them, so `freeze=10` is its backbone), or the "
+                 "layers named "
+                 "by state-dict prefix (`FeatureExtraction` is EasyOCR's `freeze_FeatureFxtraction`); their norm "
+                 "layers still "
+                 "update running statistics (`norm=frozen_bn` fixes those); `trainer plan` prints the trainable "
+                 "parameter "
+                 "count")
+             .same_as(kEasyOcr, "freeze_FeatureFxtraction", "true adds FeatureExtraction to freeze",
+                      freeze_layer("FeatureExtraction"))
+             .same_as(kEasyOcr, "freeze_SequenceModeling", "true adds SequenceModeling to freeze",
+                      freeze_layer("SequenceModeling"));
 
   schedule << int_key("epochs", FIELD(schedule.epochs), 1).resumable().help("passes over the training split");
   schedule << int_key("batch", FIELD(schedule.batch), 1)
@@ -248,7 +326,10 @@ std::vector<RecipeKey> build_table() {
               .help("input side in pixels; auto = the dataset's native size (28 for Fashion-MNIST, 224 for "
                     "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32");
   data << double_key("fraction", FIELD(data.fraction), 0.0, 1.0, {false, true})
-              .help("share of the training split used (a fixed subset chosen by `seed`)");
+              .help("share of the training split used (a fixed subset chosen by `seed`)")
+              .same_as(
+                  kEasyOcr, "total_data_usage_ratio",
+                  "a subset chosen by seed from the whole mix, where EasyOCR takes the first lines of each folder");
 
   data << int_key("workers", FIELD(data.workers), 0, 64).resumable().help("loader threads; 0 decodes on the training thread");
   data << int_key("prefetch", FIELD(data.prefetch), 1, 1024)
@@ -304,19 +385,19 @@ std::vector<RecipeKey> build_table() {
                   .help("with both on: share of mixed batches that use CutMix rather than MixUp (timm's "
                         "`--mixup-switch-prob`)");
   data << double_key("max_bad_fraction", FIELD(data.max_bad_fraction), 0.0, 1.0)
-              .tasks(kClassify | kDetect)
-              .help("share of unreadable images tolerated (each is skipped with a warning) before the dataset fails");
-  detect << enum_key("cache", FIELD(detect.cache), std::vector{ImageCacheMode::off, ImageCacheMode::ram},
-                     {{"true", ImageCacheMode::ram}, {"none", ImageCacheMode::off}})
-                .bare_means_true()
+              .help(
+                  "share of unreadable images tolerated (each is skipped with a warning) before the dataset fails; "
+                  "OCR: share of label lines dropped for characters outside the character set");
+  detect << cache_key()
                 .resumable()
                 .tasks(kDetect)
                 .values("false, ram (true = ram)")
-                .help("detection: keep each decoded image in memory after its first use (Ultralytics' `cache`): "
-                      "training images resized to imgsz on the long side, validation images letterboxed, so later "
-                      "epochs read and decode no file; the batches are the same as without it. Skipped with a "
-                      "warning when the images would need more than two thirds of the available memory; `disk` is "
-                      "not offered");
+                .help(
+                    "detection: keep each decoded image in memory after its first use (Ultralytics' `cache`): "
+                    "training images resized to imgsz on the long side, validation images letterboxed, so later "
+                    "epochs read and decode no file; the batches are the same as without it. Skipped with a "
+                    "warning when the images would need more than two thirds of the available memory; `disk` is "
+                    "not offered");
 
   run << device_key()
              .resumable()
@@ -326,7 +407,9 @@ std::vector<RecipeKey> build_table() {
              .resumable()
              .help("intra-op CPU threads; 0 = all cores, shared evenly among the ranks of a machine (LibTorch would "
                    "otherwise use 1 here)");
-  run << int_key("seed", FIELD(run.seed), 0).help("seeds initial weights, the subset, the data order and augmentation");
+  run << int_key("seed", FIELD(run.seed), 0)
+             .help("seeds initial weights, the subset, the data order and augmentation")
+             .same_as(kEasyOcr, "manualSeed");
   run << bool_key("deterministic", FIELD(run.deterministic)).help("deterministic algorithms where LibTorch offers them");
 
   dist << int_key("nproc", FIELD(dist.nproc), 0, 1024)
@@ -391,9 +474,10 @@ std::vector<RecipeKey> build_table() {
   schedule << enum_key("scheduler", FIELD(schedule.scheduler),
                        std::vector{SchedulerKind::linear, SchedulerKind::cosine, SchedulerKind::onecycle,
                                    SchedulerKind::constant})
-                  .help("LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
-                        "then cosine down)")
-                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here");
+                  .help(
+                      "LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
+                      "then cosine down)")
+                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here", {"false"});
   schedule << double_key("warmup_epochs", FIELD(schedule.warmup_epochs), 0.0, 1e6)
                   .values("≥ 0")
                   .help("warmup length in epochs, converted to updates with updates/epoch = ceil(micro-batches / "
@@ -461,10 +545,12 @@ std::vector<RecipeKey> build_table() {
              .tasks(kOcr)
              .default_text("EasyOCR's en symbols")
              .help("punctuation of the character set: ``!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~`` space and €");
-  ocr << string_key("lang_char", FIELD(ocr.lang_char), true, "characters")
+  ocr << lang_char_key()
              .tasks(kOcr)
              .default_text("`A…Za…z`")
-             .help("letters of the character set (EasyOCR's en `lang_char`)");
+             .help(
+                 "letters of the character set (EasyOCR's en `lang_char`); none (EasyOCR's 'None') = the "
+                 "characters of the labels, as `charset=labels`");
   ocr << int_key("batch_max_length", FIELD(ocr.batch_max_length), 1, 100000)
              .tasks(kOcr)
              .values("≥ 1")
@@ -479,10 +565,14 @@ std::vector<RecipeKey> build_table() {
                    "long labels cut)");
   ocr << string_list_key("select_data", FIELD(ocr.select_data), "list of folder names")
              .tasks(kOcr)
-             .help("OCR: training subfolders (each with `labels.csv`) to mix; none = every folder found");
+             .help(
+                 "OCR: training subfolders (each with `labels.csv`, and those under them) to mix, as a list or "
+                 "EasyOCR's `MJ-ST`; none or `/` = every folder found");
   ocr << double_list_key("batch_ratio", FIELD(ocr.batch_ratio), 0.0, 1e6, "list of numbers")
              .tasks(kOcr)
-             .help("OCR: share of each `select_data` folder in every epoch; none = in proportion to their sizes");
+             .help(
+                 "OCR: share of each `select_data` folder in every epoch, as a list or EasyOCR's `0.5-0.5`; none = "
+                 "in proportion to their sizes");
   ocr << buckets_key().tasks(kOcr).help(
       "OCR width buckets: each batch is padded to one width, the smallest bucket ≥ its images; a step gives step, "
       "2·step, … and imgW");
@@ -579,8 +669,9 @@ std::vector<RecipeKey> build_table() {
                     .resumable()
                     .help("parent folder of run folders");
   output << string_key("name", FIELD(output.name), false, "string")
-                    .resumable()
-                    .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists");
+                .resumable()
+                .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists")
+                .same_as(kEasyOcr, "experiment_name");
   output << bool_key("exist_ok", FIELD(output.exist_ok))
                     .resumable()
                     .help("reuse an existing run folder instead of numbering a new one");

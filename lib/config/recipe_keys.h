@@ -19,6 +19,7 @@ struct RecipeValue {
   std::string text;   // scalar text, already trimmed; a YAML sequence arrives joined by commas
   bool is_null = false;
   std::string where;  // "configs/demo.yaml:4:8" or "override 'batch=abc'"
+  bool is_sequence = false;  // a YAML sequence: its items are split at the commas only
 };
 
 // The tasks a key changes anything for, one bit per TaskKind.
@@ -49,6 +50,13 @@ struct ForeignSpelling {
   ForeignTool tool = ForeignTool::ultralytics;
   ForeignMeaning meaning = ForeignMeaning::different;
   std::string note;  // the reason it is refused, or what differs in detail where it is accepted
+  // Values at which a refused spelling is accepted all the same, because they ask for nothing
+  // (Ultralytics' `save: True`, `cos_lr: False`): lower case, "" for an empty value or none, "*"
+  // for any value. Keys taken this way are listed in one info line.
+  std::vector<std::string> inert_values;
+  // How an accepted spelling sets our key, where its values are not our key's (EasyOCR's
+  // freeze_FeatureFxtraction: True adds FeatureExtraction to freeze); empty: our key's own parser.
+  std::function<void(Settings&, const RecipeValue&)> assign;
 };
 
 struct RecipeKey {

@@ -19,6 +19,25 @@ std::string where(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
+// What to say when data a file names is missing: its `download:` is not run here.
+std::string missing_data_hint(const YAML::Node& root, const fs::path& data_root) {
+  if (!root["download"]) return "";
+  return "; the data file's `download:` is not run here (nothing is downloaded, no network access is used): put the "
+         "data under " +
+         data_root.string();
+}
+
+// Ultralytics' rule for a relative `path:`: from the working directory first; then, as before
+// here, from the data file's folder.
+fs::path resolve_root(const std::string& file, const YAML::Node& path) {
+  const fs::path folder = fs::absolute(file).parent_path();
+  if (!path || !path.IsScalar()) return folder.lexically_normal();
+  const fs::path given(path.Scalar());
+  std::error_code error;
+  if (given.is_absolute() || fs::is_directory(given, error)) return fs::absolute(given).lexically_normal();
+  return (folder / given).lexically_normal();
+}
+
 std::vector<std::string> sources(const std::string& file, const YAML::Node& root, const fs::path& base,
                                  const std::string& key) {
   const YAML::Node node = root[key];
@@ -39,7 +58,8 @@ std::vector<std::string> sources(const std::string& file, const YAML::Node& root
     const fs::path path = (base / item.Scalar()).lexically_normal();
     std::error_code error;
     if (!fs::exists(path, error)) {
-      throw UserError(where(file, item) + ": key '" + key + "': " + path.string() + " does not exist");
+      throw UserError(where(file, item) + ": key '" + key + "': " + path.string() + " does not exist" +
+                      missing_data_hint(root, base));
     }
     paths.push_back(path.string());
   }
@@ -129,13 +149,16 @@ DetectDataConfig read_detect_data_config(const std::string& file) {
 
   DetectDataConfig config;
   config.file = file;
-  const fs::path folder = fs::absolute(file).parent_path();
   const YAML::Node path = root["path"];
   if (path && !path.IsNull() && !path.IsScalar()) throw UserError(where(file, path) + ": key 'path' expects a folder");
-  config.root = (path && path.IsScalar() ? folder / path.Scalar() : folder).lexically_normal();
+  config.root = resolve_root(file, path);
   std::error_code error;
   if (!fs::is_directory(config.root, error)) {
-    throw UserError(where(file, path ? path : root) + ": key 'path': " + config.root.string() + " is not a folder");
+    throw UserError(where(file, path ? path : root) + ": key 'path': " + config.root.string() + " is not a folder" +
+                    (path && path.IsScalar() && fs::path(path.Scalar()).is_relative()
+                         ? " (nor is " + path.Scalar() + " from the working directory)"
+                         : "") +
+                    missing_data_hint(root, config.root));
   }
   config.train = sources(file, root, config.root, "train");
   config.val = sources(file, root, config.root, "val");

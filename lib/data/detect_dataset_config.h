@@ -1,11 +1,13 @@
 // An Ultralytics detection data.yaml:
-//   path: ../datasets/coco8   # dataset root; relative to this file's folder; default: that folder
+//   path: ../datasets/coco8   # dataset root; a relative one is taken from the working directory when
+//                             # there (Ultralytics' rule), else from this file's folder; default: that folder
 //   train: images/train       # an image folder, a .txt file listing images, or a list of those
 //   val: images/val
 //   test:                     # optional
 //   names: {0: person, 1: bicycle}   # or a list [person, bicycle]
 //   nc: 2                     # optional; must equal the number of names
-// Other keys (download, yaml_file, ...) are ignored, as Ultralytics ignores unknown ones.
+// Other keys (yaml_file, ...) are ignored, as Ultralytics ignores unknown ones; `download:` is
+// never run, and with the data missing the error says where the data must go.
 #pragma once
 #include <filesystem>
 #include <string>

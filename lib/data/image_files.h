@@ -9,7 +9,9 @@
 namespace trainer {
 
 // The image files (.png, .jpg, .jpeg, .bmp) named by `sources`: files as given, folders as their
-// image files in sorted order. UserError for a missing source or when no image is found.
+// image files in sorted order, shell patterns (`photos/*.jpg`) as the image files they match.
+// UserError for a missing source, a pattern that matches no image, a URL (nothing is fetched),
+// or when no image is found.
 std::vector<std::string> image_paths(const std::vector<std::string>& sources);
 
 class ImageFiles : public ImageDataset {

@@ -40,7 +40,7 @@ std::vector<SelectedFolder> select_folders(const fs::path& root, const std::vect
                                     "with a labels.csv of 'filename,words' lines)");
   }
   std::vector<SelectedFolder> selected;
-  if (select_data.empty()) {
+  if (select_data.empty() || select_data == std::vector<std::string>{"/"}) {  // EasyOCR's '/' is every folder
     for (size_t i = 0; i < folders.size(); ++i) selected.push_back({folders[i], static_cast<int64_t>(i)});
     group_names = folders;
     return selected;
@@ -107,6 +107,10 @@ OcrDataset::OcrDataset(const fs::path& root, const Charset& charset, OcrDataOpti
       counts_.too_long += too_long;
       counts_.unknown += unknown;
       counts_.affected += too_long || unknown;
+      if (unknown && !options_.data_filtering_off && counts_.unknown_examples.size() < 2) {
+        counts_.unknown_examples.push_back(csv.string() + ":" + std::to_string(line.line) + " '" +
+                                           encode_utf8(line.words) + "'");
+      }
       if (!options_.data_filtering_off && (too_long || unknown)) continue;
       label.erase(std::remove_if(label.begin(), label.end(), [&](char32_t c) { return !charset.contains(c); }),
                   label.end());
@@ -130,12 +134,27 @@ OcrDataset::OcrDataset(const fs::path& root, const Charset& charset, OcrDataOpti
                     std::to_string(options_.batch_max_length) + ", " + std::to_string(counts_.unknown) +
                     " with characters outside the character set)");
   }
+  check_dropped_for_characters(root);
   if (counts_.affected > 0) {
     spdlog::info("{}: {} of {} labels {}: {} longer than batch_max_length={}, {} with characters outside the "
                  "character set", root.string(), counts_.affected, counts_.lines,
                  options_.data_filtering_off ? "cut or cleaned (data_filtering_off)" : "dropped", counts_.too_long,
                  options_.batch_max_length, counts_.unknown);
   }
+}
+
+void OcrDataset::check_dropped_for_characters(const fs::path& root) const {
+  if (options_.data_filtering_off || counts_.unknown == 0) return;
+  const std::string text =
+      root.string() + ": " + std::to_string(counts_.unknown) + " of " + std::to_string(counts_.lines) +
+      " labels dropped for characters outside the character set (e.g. " + join(counts_.unknown_examples, ", ") + ")";
+  const double share = static_cast<double>(counts_.unknown) / static_cast<double>(counts_.lines);
+  if (share > options_.max_dropped_fraction) {
+    throw UserError(text + ", more than max_bad_fraction=" + fmt::format("{:g}", options_.max_dropped_fraction) +
+                    "; widen the set (number, symbol, lang_char, or charset=labels, EasyOCR's lang_char: 'None') or "
+                    "raise max_bad_fraction");
+  }
+  spdlog::warn("{}", text);
 }
 
 cv::Mat OcrDataset::image(size_t i) const { return read_image(path(i), options_.channels); }

@@ -20,7 +20,8 @@ struct OcrDataOptions {
   int64_t batch_max_length = 34;          ///< longest label kept, in characters
   bool sensitive = false;                 ///< false: labels are lower-cased
   bool data_filtering_off = false;        ///< keep every line: unknown characters removed, long labels cut
-  std::vector<std::string> select_data;   ///< folder names to use (a folder and its subfolders); empty = all
+  std::vector<std::string> select_data;   ///< folder names to use (a folder and its subfolders); empty or "/" = all
+  double max_dropped_fraction = 1.0;      ///< share of lines that may be dropped for unknown characters
 };
 
 // What filtering did to one split, for the start-up report.
@@ -29,6 +30,8 @@ struct OcrFilterCounts {
   int64_t too_long = 0;      ///< dropped (filtering on) or truncated (filtering off)
   int64_t unknown = 0;       ///< with characters outside the set: dropped, or cleaned when filtering is off
   int64_t affected = 0;      ///< lines either of the above applies to
+  std::vector<std::string>
+      unknown_examples;  ///< the first two lines dropped for unknown characters: "csv:line 'words'"
 };
 
 // Labels as the recognizer sees them: lower-cased unless `sensitive`, as EasyOCR.
@@ -43,8 +46,9 @@ int64_t resized_width(cv::Size size, int64_t img_h, int64_t img_w);
 
 class OcrDataset {
  public:
-  // Throws UserError naming labels.csv and the line of a missing or unreadable image, and when
-  // a select_data name matches no folder or no sample is left.
+  // Throws UserError naming labels.csv and the line of a missing or unreadable image, when a
+  // select_data name matches no folder or no sample is left, and when more than
+  // max_dropped_fraction of the lines are dropped for characters outside the set (fewer warn).
   OcrDataset(const std::filesystem::path& root, const Charset& charset, OcrDataOptions options);
 
   size_t size() const { return samples_.size(); }
@@ -61,6 +65,8 @@ class OcrDataset {
   cv::Mat image(size_t i) const;
 
  private:
+  void check_dropped_for_characters(const std::filesystem::path& root) const;
+
   struct Sample {
     std::string path;
     std::u32string label;

@@ -35,7 +35,7 @@ fs::path split_root(const std::string& data, const char* split) {
   return root;
 }
 
-OcrDataOptions data_options(const OcrSettings& ocr, bool train) {
+OcrDataOptions data_options(const OcrSettings& ocr, bool train, double max_dropped_fraction) {
   OcrDataOptions options;
   options.img_h = ocr.img_h;
   options.img_w = ocr.img_w;
@@ -43,19 +43,21 @@ OcrDataOptions data_options(const OcrSettings& ocr, bool train) {
   options.batch_max_length = ocr.batch_max_length;
   options.sensitive = ocr.sensitive;
   options.data_filtering_off = ocr.data_filtering_off;
+  options.max_dropped_fraction = max_dropped_fraction;
   if (train) options.select_data = ocr.select_data;
   return options;
 }
 
 std::u32string charset_characters(const std::string& data, const OcrSettings& ocr) {
+  constexpr double kKeepAll = 1.0;  // the character set is being made: no label is dropped for it
   if (ocr.charset.empty()) {
     return decode_utf8(ocr.number + ocr.symbol + ocr.lang_char, "keys number + symbol + lang_char");
   }
   if (ocr.charset == "labels") {
     // Validation labels count too: a character only they hold is then scored as an error instead
     // of its lines being dropped from the measurement.
-    std::u32string characters = label_characters(split_root(data, "train"), data_options(ocr, true)) +
-                                label_characters(split_root(data, "val"), data_options(ocr, false));
+    std::u32string characters = label_characters(split_root(data, "train"), data_options(ocr, true, kKeepAll)) +
+                                label_characters(split_root(data, "val"), data_options(ocr, false, kKeepAll));
     std::sort(characters.begin(), characters.end());
     characters.erase(std::unique(characters.begin(), characters.end()), characters.end());
     return characters;
@@ -80,10 +82,13 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool 
                     " px; the CRNN needs at least 8 (key buckets)");
   }
 
-  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "val"), *charset_, data_options(ocr, false));
+  const double max_dropped = shared.data.max_bad_fraction;
+  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "val"), *charset_,
+                                      data_options(ocr, false, max_dropped));
   for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
   if (with_train_split) {
-    train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "train"), *charset_, data_options(ocr, true));
+    train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "train"), *charset_,
+                                          data_options(ocr, true, max_dropped));
     train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
     for (size_t i = 0; i < train_->size(); ++i) {
       sampling_.bucket.push_back(bucket_of(shape_.bucket_widths, train_->width(i)));

@@ -1,0 +1,354 @@
+// Other tools' recipe files load as they are: Ultralytics' default.yaml and a run's args.yaml,
+// EasyOCR's trainer config files. Every key is known, all of a file's problems come in one run
+// with file:line:column, and an EasyOCR config with its data layout trains through the binary.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "config/foreign_keys.h"
+#include "config/key_docs.h"
+#include "config/recipe.h"
+#include "config/recipe_keys.h"
+#include "data/ocr_labels.h"
+#include "test_helpers.h"
+#include "util/error.h"
+
+using namespace trainer;
+using trainer::testing::CapturedLog;
+using trainer::testing::CommandResult;
+using trainer::testing::read_text;
+using trainer::testing::run_command;
+using trainer::testing::run_trainer;
+using trainer::testing::TempDir;
+using trainer::testing::write_text;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Ultralytics 8.3's default.yaml, byte for byte (tests/fixtures/ultralytics/README.md says whence).
+const std::string kDefaultYaml = std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-8.3.yaml";
+
+std::string error_of(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  try {
+    load_settings(file, overrides);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The top-level keys of a YAML file, in order, read as text (not through the loader under test).
+std::vector<std::string> file_keys(const std::string& path) {
+  std::vector<std::string> keys;
+  std::ifstream in(path);
+  const std::regex key_line(R"(^([A-Za-z_][A-Za-z0-9_]*):.*)");
+  std::smatch match;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_match(line, match, key_line)) keys.push_back(match[1]);
+  }
+  return keys;
+}
+
+// EasyOCR's trainer/config_files/en_filtered_config.yaml, key for key (contrast_adjust twice, as
+// there), with `replaced` lines swapped for others.
+std::string en_filtered_config(const std::map<std::string, std::string>& replaced = {}) {
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {"number", "'0123456789'"},
+      {"symbol", "\"!\\\"#$%&'()*+,-./:;<=>?@[\\\\]^_`{|}~ €\""},
+      {"lang_char", "'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'"},
+      {"experiment_name", "'en_filtered'"},
+      {"train_data", "'all_data'"},
+      {"valid_data", "'all_data/en_val'"},
+      {"manualSeed", "1111"},
+      {"workers", "6"},
+      {"batch_size", "32 #32"},
+      {"num_iter", "300000"},
+      {"valInterval", "20000"},
+      {"saved_model", "'' #'saved_models/en_filtered/iter_300000.pth'"},
+      {"FT", "False"},
+      {"optim", "False # default is Adadelta"},
+      {"lr", "1."},
+      {"beta1", "0.9"},
+      {"rho", "0.95"},
+      {"eps", "0.00000001"},
+      {"grad_clip", "5"},
+      {"select_data", "'en_train_filtered' # this is dataset folder in train_data"},
+      {"batch_ratio", "'1' "},
+      {"total_data_usage_ratio", "1.0"},
+      {"batch_max_length", "34 "},
+      {"imgH", "64"},
+      {"imgW", "600"},
+      {"rgb", "False"},
+      {"contrast_adjust", "False"},
+      {"sensitive", "True"},
+      {"PAD", "True"},
+      {"contrast_adjust", "0.0"},
+      {"data_filtering_off", "False"},
+      {"Transformation", "'None'"},
+      {"FeatureExtraction", "'VGG'"},
+      {"SequenceModeling", "'BiLSTM'"},
+      {"Prediction", "'CTC'"},
+      {"num_fiducial", "20"},
+      {"input_channel", "1"},
+      {"output_channel", "256"},
+      {"hidden_size", "256"},
+      {"decode", "'greedy'"},
+      {"new_prediction", "False"},
+      {"freeze_FeatureFxtraction", "False"},
+      {"freeze_SequenceModeling", "False"},
+  };
+  std::string text;
+  for (const auto& [key, value] : lines) {
+    const auto swap = replaced.find(key);
+    if (swap == replaced.end()) {
+      text += key + ": " + value + "\n";
+    } else if (!swap->second.empty()) {
+      text += swap->second + "\n";
+    }
+  }
+  return text;
+}
+
+// The keys not offered yet (EasyOCR's Adadelta, num_iter, valInterval, its separate data roots),
+// replaced by ours.
+const std::map<std::string, std::string> kOursForNotYet = {{"num_iter", "epochs: 2"},
+                                                           {"valInterval", ""},
+                                                           {"optim", "optimizer: adamw"},
+                                                           {"lr", "lr0: 0.002"},
+                                                           {"rho", ""},
+                                                           {"eps", ""},
+                                                           {"train_data", "data: 'all_data'"},
+                                                           {"valid_data", ""}};
+
+}  // namespace
+
+TEST_CASE("Ultralytics 8.3's default.yaml loads in one run", "[config][foreign]") {
+  CapturedLog log;
+  const Settings settings = load_settings(kDefaultYaml, {});
+  CHECK(settings.run.task == TaskKind::detect);
+  CHECK(settings.run.model == "yolov8n");
+  CHECK(settings.run.pretrained.empty());
+  CHECK(settings.run.device == "auto");  // `device:` is empty: the default
+  CHECK(settings.schedule.epochs == 100);
+  CHECK(settings.data.imgsz == 640);
+  CHECK(settings.data.workers == 8);
+  CHECK(settings.optim.lr0 == Approx(0.01));
+  CHECK(settings.detect.close_mosaic == 10);
+  CHECK_FALSE(settings.detect.conf.has_value());
+  CHECK(settings.output.name == "train");
+  // One info line names the keys that mean nothing here at Ultralytics' defaults.
+  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, verbose, rect, cos_lr, profile, multi_scale"));
+  CHECK(log.text().find("tracker") != std::string::npos);
+}
+
+TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key table", "[config][foreign]") {
+  for (ForeignTool tool : {ForeignTool::ultralytics, ForeignTool::easyocr}) {
+    std::set<std::string> seen;
+    for (const std::string& name : tool_file_keys(tool)) {
+      INFO(name);
+      CHECK(seen.insert(name).second);
+      CHECK((find_recipe_key(name) != nullptr || find_foreign_spelling(name).has_value()));
+    }
+  }
+  const auto& ultralytics = tool_file_keys(ForeignTool::ultralytics);
+  for (const std::string& name : file_keys(kDefaultYaml)) {
+    INFO(name);
+    CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
+  }
+  const auto& easyocr = tool_file_keys(ForeignTool::easyocr);
+  TempDir dir("easyocr-keys");
+  write_text(dir / "en_filtered_config.yaml", en_filtered_config());
+  for (const std::string& name : file_keys(dir.file("en_filtered_config.yaml"))) {
+    INFO(name);
+    CHECK(std::find(easyocr.begin(), easyocr.end(), name) != easyocr.end());
+  }
+}
+
+TEST_CASE("an Ultralytics run's args.yaml and our own load the same way", "[config][foreign]") {
+  TempDir dir("args-yaml");
+  // As Ultralytics writes it: yaml.safe_dump(vars(args), sort_keys=False) after the run's overrides.
+  const CommandResult dumped = run_command(
+      "/usr/bin/python3 -c \"import yaml,sys; a=yaml.safe_load(open(sys.argv[1])); a.update(model='yolov8s.pt', "
+      "data='coco8.yaml', epochs=3, batch=8, name='train', device='cpu', save_dir='runs/detect/train'); "
+      "yaml.safe_dump(a, open(sys.argv[2], 'w'), sort_keys=False, allow_unicode=True)\" " +
+      kDefaultYaml + " " + dir.file("args.yaml"));
+  INFO(dumped.output);
+  REQUIRE(dumped.exit_code == 0);
+  INFO(read_text(dir / "args.yaml"));
+  CHECK(read_text(dir / "args.yaml").find("time: null") != std::string::npos);
+  const Settings settings = load_settings(dir.file("args.yaml"), {});
+  CHECK(settings.run.model == "yolov8s");
+  CHECK(settings.run.pretrained == "yolov8s.pt");
+  CHECK(settings.run.data == "coco8.yaml");
+  CHECK(settings.schedule.epochs == 3);
+  CHECK(settings.schedule.batch == 8);
+  CHECK(settings.run.device == "cpu");
+  // Ours: the resolved recipe loads back the same, pretrained=false included.
+  const Settings scratch = load_settings(dir.file("args.yaml"), {"pretrained=false"});
+  CHECK(scratch.run.pretrained.empty());
+  CHECK(scratch.run.model == "yolov8s");
+  write_text(dir / "ours.yaml", to_yaml(scratch));
+  CHECK(to_yaml(load_settings(dir.file("ours.yaml"), {})) == to_yaml(scratch));
+}
+
+TEST_CASE("pretrained is Ultralytics' boolean or a path", "[config][foreign]") {
+  CHECK(load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=True"}).run.pretrained == "yolov8s.pt");
+  const Settings scratch = load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=False"});
+  CHECK(scratch.run.pretrained.empty());
+  CHECK(scratch.run.model == "yolov8s");
+  CHECK(load_settings(std::nullopt, {"pretrained=true"}).run.pretrained.empty());
+  CHECK(load_settings(std::nullopt, {"pretrained=weights/best.pt"}).run.pretrained == "weights/best.pt");
+}
+
+TEST_CASE("a recipe's problems come all at once, each at its file:line:column", "[config][foreign]") {
+  TempDir dir("problems");
+  write_text(dir / "r.yaml",
+             "epochs: 3\n"
+             "device:\n"
+             "batch: eight\n"
+             "model:\n"
+             "acumulate: 2\n"
+             "save: False\n"
+             "cos_lr: True\n"
+             "verbose: True\n");
+  const std::string error = error_of(dir.file("r.yaml"), {"mode=val"});
+  INFO(error);
+  CHECK_THAT(error, Catch::StartsWith("5 problems in the recipe:"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:3:8: key 'batch'"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:5:1: unknown key 'acumulate'") && Catch::Contains("'accumulate'"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:6:7: save=False (Ultralytics) asks for what is not done here"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:7:9:") && Catch::Contains("scheduler=cosine"));
+  CHECK_THAT(error, Catch::Contains("override 'mode=val'") && Catch::Contains("the mode is the command"));
+  CHECK(error.find("verbose") == std::string::npos);
+  // An empty value is the key's default, and a problem right after one is placed on its own line.
+  write_text(dir / "empty.yaml", "model:\ndata:\nimgsz:\nfliplr: 2\n");
+  CHECK_THAT(error_of(dir.file("empty.yaml")), Catch::StartsWith(dir.file("empty.yaml") + ":4:9: key 'fliplr'"));
+  write_text(dir / "unknown.yaml", "epochs: 3\nnot_a_key:\n");
+  CHECK_THAT(error_of(dir.file("unknown.yaml")), Catch::Contains("unknown.yaml:2:1: unknown key 'not_a_key'"));
+}
+
+TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config][foreign][ocr]") {
+  TempDir dir("easyocr-config");
+  SECTION("as it is, only the keys of EasyOCR's optimizer, iterations and data roots are refused, in one run") {
+    write_text(dir / "en.yaml", en_filtered_config());
+    const std::string error = error_of(dir.file("en.yaml"));
+    INFO(error);
+    CHECK_THAT(error, Catch::StartsWith("8 problems in the recipe:"));
+    for (const char* where : {"en.yaml:5:1: unknown key 'train_data'", "en.yaml:6:1: unknown key 'valid_data'",
+                              "en.yaml:10:1: unknown key 'num_iter'", "en.yaml:11:1: unknown key 'valInterval'",
+                              "en.yaml:14:1: unknown key 'optim'", "en.yaml:15:1: unknown key 'lr'",
+                              "en.yaml:17:1: unknown key 'rho'", "en.yaml:18:1: unknown key 'eps'"}) {
+      CHECK_THAT(error, Catch::Contains(where));
+    }
+  }
+  SECTION("with those keys in ours, every other key is taken with its EasyOCR meaning") {
+    write_text(dir / "en.yaml", en_filtered_config(kOursForNotYet));
+    CapturedLog log;
+    const Settings settings = load_settings(dir.file("en.yaml"), {});
+    CHECK(settings.run.task == TaskKind::ocr);
+    CHECK(settings.run.model == "crnn");
+    CHECK(settings.output.name == "en_filtered");
+    CHECK(settings.run.seed == 1111);
+    CHECK(settings.schedule.batch == 32);
+    CHECK(settings.optim.grad_clip == Approx(5));
+    CHECK(settings.run.data == "all_data");
+    CHECK(settings.ocr.select_data == std::vector<std::string>{"en_train_filtered"});
+    CHECK(settings.ocr.batch_ratio == std::vector<double>{1.0});
+    CHECK(settings.ocr.sensitive);
+    CHECK(settings.ocr.img_h == 64);
+    CHECK(settings.run.pretrained.empty());
+    CHECK(settings.run.freeze.empty());
+    CHECK_THAT(log.text(), Catch::Contains("EasyOCR's experiment_name is name here"));
+    CHECK_THAT(log.text(), Catch::Contains("FT, beta1, contrast_adjust, PAD"));
+  }
+  SECTION("EasyOCR's '-' lists, 'None' characters, freezes and other architectures") {
+    const Settings settings =
+        load_settings(std::nullopt, {"select_data=MJ-ST", "batch_ratio=0.5-0.5", "lang_char=None",
+                                     "freeze_FeatureFxtraction=True", "freeze_SequenceModeling=true"});
+    CHECK(settings.run.task == TaskKind::ocr);
+    CHECK(settings.ocr.select_data == std::vector<std::string>{"MJ", "ST"});
+    CHECK(settings.ocr.batch_ratio == std::vector<double>{0.5, 0.5});
+    CHECK(settings.ocr.charset == "labels");
+    CHECK(settings.run.freeze.layers == std::vector<std::string>{"FeatureExtraction", "SequenceModeling"});
+    const std::string error = [] {
+      try {
+        load_settings(std::nullopt, {"Transformation=TPS", "Prediction=Attn", "decode=beamsearch"});
+      } catch (const UserError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    }();
+    CHECK_THAT(error, Catch::StartsWith("3 problems") && Catch::Contains("None-VGG-BiLSTM-CTC") &&
+                          Catch::Contains("beam search is not offered"));
+  }
+}
+
+TEST_CASE("docs/ultralytics.md and docs/easyocr.md are the ones the key table makes", "[config][foreign]") {
+  INFO("stale: regenerate with `build/trainer keys --markdown --from ultralytics > docs/ultralytics.md` (and easyocr)");
+  CHECK(read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/ultralytics.md") ==
+        tool_keys_markdown(ForeignTool::ultralytics));
+  CHECK(read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/easyocr.md") == tool_keys_markdown(ForeignTool::easyocr));
+  CHECK(tool_keys_markdown(ForeignTool::easyocr).find("| unknown |") == std::string::npos);
+}
+
+TEST_CASE("EasyOCR's config and data layout train and validate through the binary", "[ocr][cli][foreign]") {
+  TempDir dir("easyocr-layout");
+  REQUIRE(run_trainer("data digits --out " + dir.file("digits") + " --train 24 --val 8 --seed 3").exit_code == 0);
+  // EasyOCR's folders: all_data/train holds those select_data picks (here a symlinked one).
+  fs::create_directories(dir / "all_data" / "train");
+  fs::create_directories(dir / "all_data" / "val");
+  fs::create_directory_symlink(dir / "digits" / "train", dir / "all_data" / "train" / "en_train_filtered");
+  fs::rename(dir / "digits" / "val", dir / "all_data" / "val" / "en_val");
+  // Two labels hold a character outside EasyOCR's en set.
+  const fs::path csv = dir / "digits" / "train" / "labels.csv";
+  std::vector<OcrLabelLine> lines = read_ocr_labels(csv);
+  std::string text = "filename,words\n";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    text += lines[i].filename + "," + std::string(i < 2 ? "ü" : "");
+    for (char32_t c : lines[i].words) text += static_cast<char>(c);
+    text += "\n";
+  }
+  write_text(csv, text);
+  std::map<std::string, std::string> replaced = kOursForNotYet;
+  replaced["num_iter"] = "epochs: 1";
+  replaced["train_data"] = "data: '" + dir.file("all_data") + "'";
+  write_text(dir / "en.yaml", en_filtered_config(replaced));
+  const std::string small =
+      " imgH=32 imgW=128 buckets=32 output_channel=32 hidden_size=32 batch_size=8 workers=1 "
+      "project=" +
+      dir.file("runs");
+
+  const CommandResult dropped = run_trainer("train --config " + dir.file("en.yaml") + small);
+  INFO(dropped.output);
+  CHECK(dropped.exit_code == 2);
+  CHECK_THAT(dropped.output, Catch::Contains("2 of 24 labels dropped for characters outside the character set") &&
+                                 Catch::Contains("labels.csv:2 'ü") && Catch::Contains("labels.csv:3 'ü") &&
+                                 Catch::Contains("max_bad_fraction=0.01"));
+
+  const CommandResult warned =
+      run_trainer("train --config " + dir.file("en.yaml") + small + " max_bad_fraction=0.1 name=warned");
+  INFO(warned.output);
+  REQUIRE(warned.exit_code == 0);
+  CHECK_THAT(warned.output, Catch::Contains("2 of 24 labels dropped"));
+
+  // lang_char 'None' takes the characters of the labels: every label is kept.
+  replaced["lang_char"] = "lang_char: 'None'";
+  write_text(dir / "none.yaml", en_filtered_config(replaced));
+  const CommandResult trained = run_trainer("train --config " + dir.file("none.yaml") + small);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  CHECK(trained.output.find("dropped") == std::string::npos);
+  CHECK_THAT(trained.output, Catch::Contains("ocr train: en_train_filtered 24 samples"));
+  const fs::path run = dir / "runs" / "ocr" / "en_filtered";
+  REQUIRE(fs::exists(run / "weights" / "last.pt"));
+  CHECK_THAT(read_text(run / "args.yaml"), Catch::Contains("charset: ") && Catch::Contains("ü"));
+  const CommandResult validated = run_trainer("val --weights " + (run / "weights" / "last.pt").string());
+  INFO(validated.output);
+  REQUIRE(validated.exit_code == 0);
+  CHECK_THAT(validated.output, Catch::Contains("norm_ED"));
+}
