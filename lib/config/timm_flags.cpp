@@ -7,13 +7,13 @@ using TimmRow = std::pair<std::string, ForeignSpelling>;
 
 // The flag means what `key` means here: accepted as that key, with an info line.
 TimmRow same(std::string flag, std::string key, std::string note = "") {
-  return {std::move(key), {std::move(flag), ForeignTool::timm, ForeignMeaning::same, std::move(note)}};
+  return {std::move(key), {std::move(flag), ForeignTool::timm, ForeignMeaning::same, std::move(note), {}, {}}};
 }
 
 // The flag asks for something that differs here (or that is not offered): refused with `reason`.
 // `key` is ours nearest to it, "" where there is none.
 TimmRow refused(std::string flag, std::string key, std::string reason) {
-  return {std::move(key), {std::move(flag), ForeignTool::timm, ForeignMeaning::different, std::move(reason)}};
+  return {std::move(key), {std::move(flag), ForeignTool::timm, ForeignMeaning::different, std::move(reason), {}, {}}};
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
 }
 
 ModelCard ClassifyTask::model_card() const {
-  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_};
+  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_, ""};
 }
 
 std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

@@ -304,7 +304,7 @@ Metrics DetectTask::metrics() const {
 }
 
 ModelCard DetectTask::model_card() const {
-  return {name(), shared_.run.model, config_.names, model_->options.in_channels(), imgsz_, imgsz_};
+  return {name(), shared_.run.model, config_.names, model_->options.in_channels(), imgsz_, imgsz_, ""};
 }
 
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

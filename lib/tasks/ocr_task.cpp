@@ -195,7 +195,7 @@ ModelCard OcrTask::model_card() const {
   std::vector<std::string> characters;
   for (const char32_t character : charset_->characters())
     characters.push_back(encode_utf8(std::u32string(1, character)));
-  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w};
+  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w, ""};
 }
 
 std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
