@@ -145,7 +145,12 @@ TEST_CASE("export format=onnx writes each family next to its checkpoint", "[onnx
                                 Catch::Contains("best.onnx: opset 12, input [1, 3, 32, 32], output [1, 2]") &&
                                 Catch::Contains("operators: Conv, BatchNormalization, Relu, MaxPool, Add"));
   CHECK(std::filesystem::exists(dir / "runs" / "classify" / "tiny" / "weights" / "best.onnx"));
-  const CommandResult folded = export_onnx("--weights " + classify + " -o " + dir.file("r.onnx") +
+  // best.pt is stripped to its EMA weights: the model weights come from last.pt.
+  const std::string last = (std::filesystem::path(classify).parent_path() / "last.pt").string();
+  const CommandResult stripped = run_trainer("export --weights " + classify + " --model-weights format=onnx");
+  CHECK(stripped.exit_code == 2);
+  CHECK_THAT(stripped.output, Catch::Contains("take the run's last.pt"));
+  const CommandResult folded = export_onnx("--weights " + last + " -o " + dir.file("r.onnx") +
                                            " imgsz=64,48 batch=2 dynamic simplify opset=17 --model-weights");
   CHECK_THAT(folded.output, Catch::Contains("(model weights") && Catch::Contains("input [batch, 3, 64, 48]"));
   CHECK_THAT(folded.output, !Catch::Contains("BatchNormalization"));

@@ -394,7 +394,9 @@ int run_export_onnx(const ExportRequest& request) {
   CommonOptions options;
   options.overrides = {"device=cpu"};
   TrainedModel trained = load_trained(options, request.weights);
-  if (request.model_weights) load_state_dict(trained.task->model(), to_map(trained.checkpoint.model), true);
+  if (request.model_weights) {
+    load_state_dict(trained.task->model(), to_map(model_weights_of(trained.checkpoint, request.weights)), true);
+  }
   trained.task->model().eval();
   ModelCard card = deployable(*trained.task).model_card();
   card.recipe = to_yaml(trained.settings);

@@ -108,9 +108,6 @@ std::vector<ForeignSpelling> ultralytics_keys() {
 std::vector<ForeignSpelling> easyocr_keys() {
   const std::string architecture =
       "EasyOCR's None-VGG-BiLSTM-CTC recognizer (model=crnn) is the one offered; TPS, RCNN, ResNet and Attn are not";
-  const std::string optimizers =
-      "EasyOCR's optim: False (Adadelta) is optimizer=adadelta here and optim: adam is optimizer=adam, with lr0, rho "
-      "and eps";
   return {
       refused(kEasyOcr, "train_data",
               "EasyOCR's separate training root is not offered yet: give data=ROOT with the folders under ROOT/train "
@@ -126,7 +123,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
               {"*"}),
       refused(kEasyOcr, "new_prediction",
               "a Prediction head for another character set is replaced by a freshly initialised one on its own", {"*"}),
-      refused(kEasyOcr, "optim", optimizers, {}),
       refused(kEasyOcr, "num_iter",
               "training length is counted in epochs here (an updates key is not offered yet); set epochs", {}),
       refused(kEasyOcr, "valInterval",

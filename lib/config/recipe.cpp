@@ -228,13 +228,16 @@ void split_model_file(Settings& settings, const GivenKeys& given, bool from_scra
   settings.run.model = architecture;
 }
 
-// True where one of EasyOCR's keys that only text recognition reads was set (imgH, lang_char …):
-// an EasyOCR config file names no task.
-bool sets_easyocr_keys(const GivenKeys& given) {
+// True where one of EasyOCR's keys that only text recognition reads was set away from its default
+// (imgH, lang_char …): an EasyOCR config file names no task, and `trainer copy-cfg`'s file, which
+// writes every key at its default, is no OCR recipe.
+bool sets_easyocr_keys(const Settings& settings, const GivenKeys& given) {
+  static const Settings defaults;
   const std::vector<std::string>& easyocr = tool_file_keys(ForeignTool::easyocr);
   return std::any_of(given.begin(), given.end(), [&](const auto& entry) {
     const RecipeKey* key = find_recipe_key(entry.first);
-    return key && key->tasks == kOcr && std::find(easyocr.begin(), easyocr.end(), key->name) != easyocr.end();
+    return key && key->tasks == kOcr && std::find(easyocr.begin(), easyocr.end(), key->name) != easyocr.end() &&
+           key->show(settings) != key->show(defaults);
   });
 }
 
@@ -251,7 +254,7 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
     if (task_where == given.end()) {
       const std::string extension = to_lower(std::filesystem::path(settings.run.data).extension().string());
       if (extension == ".yaml" || extension == ".yml") settings.run.task = TaskKind::detect;
-      if (sets_easyocr_keys(given)) settings.run.task = TaskKind::ocr;
+      if (sets_easyocr_keys(settings, given)) settings.run.task = TaskKind::ocr;
     }
     settings.run.model = default_model(settings.run.task);
     return;

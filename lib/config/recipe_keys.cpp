@@ -144,6 +144,18 @@ KeyRow resume_key() {
       .bare_means_true();
 }
 
+// EasyOCR's `optim`: False (or none) trains with Adadelta, `adam` with Adam (its train.py).
+void easyocr_optimizer(Settings& settings, const RecipeValue& value) {
+  const std::string lowered = value.is_null ? "false" : to_lower(value.text);
+  if (lowered == "false" || lowered == "none") {
+    settings.optim.kind = OptimizerKind::adadelta;
+  } else if (lowered == "adam") {
+    settings.optim.kind = OptimizerKind::adam;
+  } else {
+    fail_value("optim", value, "False (Adadelta) or adam, as EasyOCR's train.py reads it");
+  }
+}
+
 // Ultralytics' other optimizer names are refused with what to use instead.
 KeyRow optimizer_key() {
   static const std::vector<std::pair<std::string, std::string>> refused = {
@@ -449,13 +461,15 @@ std::vector<RecipeKey> build_table() {
                          "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
                          "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
-                         "RMSProp are refused with the nearest choice");
+                         "RMSProp are refused with the nearest choice")
+                   .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
+                            easyocr_optimizer);
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
                    .help("initial learning rate at `lr_base_batch`");
   schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0).help("final learning rate as a fraction of the scaled lr0");
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
                    .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
-                   .same_as(ForeignTool::easyocr, "beta1",
+                   .same_as(kEasyOcr, "beta1",
                             "EasyOCR's beta1 is Adam's beta1, which is momentum here (EasyOCR's own train.py builds "
                             "Adam with torch's defaults and does not pass it)");
   optim << double_key("rho", FIELD(optim.rho), 0.0, 1.0, {true, false})

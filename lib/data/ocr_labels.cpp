@@ -55,7 +55,7 @@ std::vector<std::string> ocr_label_folders(const fs::path& root) {
       it.disable_recursion_pending();
       continue;
     }
-    if (fs::is_regular_file(it->path() / "labels.csv")) folders.push_back(fs::relative(it->path(), root).string());
+    if (fs::is_regular_file(it->path() / "labels.csv")) folders.push_back(it->path().lexically_relative(root).string());
   }
   std::sort(folders.begin(), folders.end());
   return folders;

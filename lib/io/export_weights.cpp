@@ -11,6 +11,15 @@
 #include "util/error.h"
 
 namespace trainer {
+
+const NamedTensors& model_weights_of(const Checkpoint& checkpoint, const std::filesystem::path& path) {
+  if (checkpoint.model.empty()) {
+    throw UserError("export: " + path.string() +
+                    " holds no model weights besides its EMA weights (a stripped best.pt); export them without "
+                    "--model-weights, or take the run's last.pt");
+  }
+  return checkpoint.model;
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -74,11 +83,7 @@ ExportResult export_weights(const fs::path& checkpoint_path, const ExportOptions
   ExportResult result;
   result.format = format;
   result.ema = !options.model_weights && !checkpoint.ema.empty();
-  if (options.model_weights && checkpoint.model.empty()) {
-    throw UserError("export: " + checkpoint_path.string() +
-                    " holds no model weights besides its EMA weights (a "
-                    "stripped best.pt); export them without --model-weights, or take the run's last.pt");
-  }
+  if (options.model_weights) model_weights_of(checkpoint, checkpoint_path);
   result.epoch = checkpoint.epoch;
   result.output = output_path(checkpoint_path, format, options);
   NamedTensors tensors;

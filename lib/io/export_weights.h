@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "io/checkpoint.h"
+
 namespace trainer {
 
 enum class WeightsFormat { pt, safetensors };
@@ -33,6 +35,10 @@ inline constexpr int64_t kExportFormatVersion = 1;
 // "pt" or "safetensors"; UserError otherwise.
 WeightsFormat parse_weights_format(const std::string& name);
 const char* format_name(WeightsFormat format);
+
+// The checkpoint's model weights (`--model-weights`); a stripped best.pt holds only its EMA weights,
+// which is a UserError naming the file and the way out.
+const NamedTensors& model_weights_of(const Checkpoint& checkpoint, const std::filesystem::path& path);
 
 // Writes atomically (temporary file, fsync, rename). Never overwrites the checkpoint itself: a
 // default .pt output that would be the checkpoint becomes <stem>.weights.pt, and -o naming it is a
