@@ -50,7 +50,10 @@ std::vector<ForeignSpelling> ultralytics_keys() {
       refused(kUltralytics, "save_hybrid", "hybrid labels (labels plus predictions) are not written", {"false"}),
       refused(kUltralytics, "half", "export writes half-precision weights with --half; training uses amp=fp16",
               {"false"}),
-      refused(kUltralytics, "dnn", "OpenCV's DNN module is not used for inference", {"false"}),
+      refused(kUltralytics, "dnn",
+              "predict and val run an exported .onnx file in OpenCV's DNN module and a checkpoint in LibTorch, "
+              "whatever this key says: it chooses nothing here",
+              {"false"}),
       refused(kUltralytics, "fuse",
               "convolutions and batch norms are not fused for validation (an inference speed-up; the results are the "
               "same)",
