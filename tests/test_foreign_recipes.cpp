@@ -114,16 +114,11 @@ std::string en_filtered_config(const std::map<std::string, std::string>& replace
   return text;
 }
 
-// The keys not offered yet (num_iter, valInterval, EasyOCR's separate data roots) replaced by ours,
+// The keys not offered yet (num_iter, valInterval) replaced by ours,
 // and its Adadelta at lr 1.0 by AdamW at our demo's rate, which trains the tiny set in two epochs.
-const std::map<std::string, std::string> kOursForNotYet = {{"num_iter", "epochs: 2"},
-                                                           {"valInterval", ""},
-                                                           {"optim", "optimizer: adamw"},
-                                                           {"lr", "lr0: 0.002"},
-                                                           {"rho", ""},
-                                                           {"eps", ""},
-                                                           {"train_data", "data: 'all_data'"},
-                                                           {"valid_data", ""}};
+const std::map<std::string, std::string> kOursForNotYet = {
+    {"num_iter", "epochs: 2"}, {"valInterval", ""}, {"optim", "optimizer: adamw"},
+    {"lr", "lr0: 0.002"},      {"rho", ""},         {"eps", ""}};
 
 }  // namespace
 
@@ -234,13 +229,12 @@ TEST_CASE("a recipe's problems come all at once, each at its file:line:column", 
 
 TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config][foreign][ocr]") {
   TempDir dir("easyocr-config");
-  SECTION("as it is, only the keys of EasyOCR's iterations and data roots are refused, in one run") {
+  SECTION("as it is, only the keys of EasyOCR's iterations are refused, in one run") {
     write_text(dir / "en.yaml", en_filtered_config());
     const std::string error = error_of(dir.file("en.yaml"));
     INFO(error);
-    CHECK_THAT(error, Catch::StartsWith("4 problems in the recipe:"));
-    for (const char* where : {"en.yaml:5:1: unknown key 'train_data'", "en.yaml:6:1: unknown key 'valid_data'",
-                              "en.yaml:10:1: unknown key 'num_iter'", "en.yaml:11:1: unknown key 'valInterval'"}) {
+    CHECK_THAT(error, Catch::StartsWith("2 problems in the recipe:"));
+    for (const char* where : {"en.yaml:10:1: unknown key 'num_iter'", "en.yaml:11:1: unknown key 'valInterval'"}) {
       CHECK_THAT(error, Catch::Contains(where));
     }
   }
@@ -254,15 +248,17 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
     CHECK(settings.run.seed == 1111);
     CHECK(settings.schedule.batch == 32);
     CHECK(settings.optim.grad_clip == Approx(5));
-    CHECK(settings.run.data == "all_data");
+    CHECK(settings.ocr.train_data == "all_data");
+    CHECK(settings.ocr.valid_data == "all_data/en_val");
     CHECK(settings.ocr.select_data == std::vector<std::string>{"en_train_filtered"});
     CHECK(settings.ocr.batch_ratio == std::vector<double>{1.0});
     CHECK(settings.ocr.sensitive);
+    CHECK(settings.ocr.contrast_adjust == 0.0);  // False, then 0.0
     CHECK(settings.ocr.img_h == 64);
     CHECK(settings.run.pretrained.empty());
     CHECK(settings.run.freeze.empty());
     CHECK_THAT(log.text(), Catch::Contains("EasyOCR's experiment_name is name here"));
-    CHECK_THAT(log.text(), Catch::Contains("FT, contrast_adjust, PAD"));
+    CHECK_THAT(log.text(), Catch::Contains("FT, PAD"));
     // Its beta1 (0.9, which is also the beta1 its train.py leaves Adam at) is momentum here.
     CHECK(settings.optim.momentum == Approx(0.9));
   }
@@ -302,11 +298,11 @@ TEST_CASE("docs/ultralytics.md and docs/easyocr.md are the ones the key table ma
 TEST_CASE("EasyOCR's config and data layout train and validate through the binary", "[ocr][cli][foreign]") {
   TempDir dir("easyocr-layout");
   REQUIRE(run_trainer("data digits --out " + dir.file("digits") + " --train 24 --val 8 --seed 3").exit_code == 0);
-  // EasyOCR's folders: all_data/train holds those select_data picks (here a symlinked one).
-  fs::create_directories(dir / "all_data" / "train");
-  fs::create_directories(dir / "all_data" / "val");
-  fs::create_directory_symlink(dir / "digits" / "train", dir / "all_data" / "train" / "en_train_filtered");
-  fs::rename(dir / "digits" / "val", dir / "all_data" / "val" / "en_val");
+  // EasyOCR's folders as its config names them: train_data all_data, of which select_data picks
+  // en_train_filtered (here a symlinked folder), and valid_data all_data/en_val.
+  fs::create_directories(dir / "all_data");
+  fs::create_directory_symlink(dir / "digits" / "train", dir / "all_data" / "en_train_filtered");
+  fs::rename(dir / "digits" / "val", dir / "all_data" / "en_val");
   // Two labels hold a character outside EasyOCR's en set.
   const fs::path csv = dir / "digits" / "train" / "labels.csv";
   std::vector<OcrLabelLine> lines = read_ocr_labels(csv);
@@ -319,7 +315,8 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   write_text(csv, text);
   std::map<std::string, std::string> replaced = kOursForNotYet;
   replaced["num_iter"] = "epochs: 1";
-  replaced["train_data"] = "data: '" + dir.file("all_data") + "'";
+  replaced["train_data"] = "train_data: '" + dir.file("all_data") + "'";
+  replaced["valid_data"] = "valid_data: '" + (dir / "all_data" / "en_val").string() + "'";
   write_text(dir / "en.yaml", en_filtered_config(replaced));
   const std::string small =
       " imgH=32 imgW=128 buckets=32 output_channel=32 hidden_size=32 batch_size=8 workers=1 "
@@ -342,13 +339,18 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   // lang_char 'None' takes the characters of the labels: every label is kept.
   replaced["lang_char"] = "lang_char: 'None'";
   write_text(dir / "none.yaml", en_filtered_config(replaced));
-  const CommandResult trained = run_trainer("train --config " + dir.file("none.yaml") + small);
+  const CommandResult trained = run_trainer("train --config " + dir.file("none.yaml") + small + " contrast_adjust=0.4");
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
   CHECK(trained.output.find("dropped") == std::string::npos);
+  const CommandResult missing = run_trainer("train --config " + dir.file("none.yaml") + small +
+                                            " name=missing valid_data=" + dir.file("nowhere"));
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("valid_data=" + dir.file("nowhere") + " is not a folder"));
   CHECK_THAT(trained.output, Catch::Contains("ocr train: en_train_filtered 24 samples"));
   const fs::path run = dir / "runs" / "ocr" / "en_filtered";
   REQUIRE(fs::exists(run / "weights" / "last.pt"));
+  CHECK_FALSE(fs::exists(dir / "runs" / "ocr" / "missing"));
   CHECK_THAT(read_text(run / "args.yaml"), Catch::Contains("charset: ") && Catch::Contains("ü"));
   const CommandResult validated = run_trainer("val --weights " + (run / "weights" / "last.pt").string());
   INFO(validated.output);

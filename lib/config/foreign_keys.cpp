@@ -112,14 +112,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
   const std::string architecture =
       "EasyOCR's None-VGG-BiLSTM-CTC recognizer (model=crnn) is the one offered; TPS, RCNN, ResNet and Attn are not";
   return {
-      refused(kEasyOcr, "train_data",
-              "EasyOCR's separate training root is not offered yet: give data=ROOT with the folders under ROOT/train "
-              "(select_data picks among them, symlinked folders followed) and ROOT/val",
-              {}),
-      refused(kEasyOcr, "valid_data",
-              "EasyOCR's separate validation root is not offered yet: the folders under ROOT/val of data=ROOT are "
-              "validated",
-              {}),
       refused(kEasyOcr, "FT",
               "pretrained weights always load leniently: a tensor whose shape differs (the Prediction head of another "
               "character set) is skipped and named, as EasyOCR's FT: True",
@@ -134,7 +126,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
               "text lines always keep their aspect and are padded on the right to the batch's width bucket (EasyOCR's "
               "PAD: True); stretching to imgW is not offered",
               {"true"}),
-      refused(kEasyOcr, "contrast_adjust", "contrast adjustment of grey lines is not offered", {"0", "false"}),
       refused(kEasyOcr, "input_channel", "the input channels follow rgb: 1 grey, 3 with rgb: true", {"1", "3"}),
       refused(kEasyOcr, "decode", "CTC output is decoded greedily; beam search is not offered", {"greedy"}),
       refused(kEasyOcr, "Transformation", architecture, {"none"}),

@@ -140,11 +140,11 @@ constexpr const char* kEasyOcrIntroduction = R"(# Coming from EasyOCR
 EasyOCR's trainer config files (`trainer/config_files/*.yaml`, the options of its `train.py`)
 load as recipes: `trainer train --config en_filtered_config.yaml`. A file with EasyOCR's keys
 and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's None-VGG-BiLSTM-CTC).
-Data come in EasyOCR's folders, each with images and a `labels.csv`, under `data=ROOT`:
-`ROOT/train` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
-EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`), and `ROOT/val` the
-validation folders; symlinked folders are followed. EasyOCR's separate roots (`train_data`,
-`valid_data`) are not offered yet. `lang_char: 'None'` takes the characters of the labels, as EasyOCR does. Labels
+Data come in EasyOCR's folders, each with images and a `labels.csv`, under its two roots:
+`train_data` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
+EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`), and every folder
+under `valid_data` is validated; symlinked folders are followed. Our own layout, `data=ROOT`
+with `ROOT/train` and `ROOT/val`, is what the two roots default to. `lang_char: 'None'` takes the characters of the labels, as EasyOCR does. Labels
 dropped for characters outside the set are counted in a warning with two examples, and past
 `max_bad_fraction` of a split they stop the run. Every EasyOCR key is listed below with what it
 is here: the same key; another key of ours; or a key with no meaning here, **ignored** at the

@@ -227,6 +227,16 @@ std::function<void(Settings&, const RecipeValue&)> freeze_layer(const std::strin
   };
 }
 
+// EasyOCR's files write False for off.
+KeyRow contrast_adjust_key() {
+  return custom_key(
+      "contrast_adjust", "0 ≤ x ≤ 1, false = 0",
+      [](Settings& s, const RecipeValue& v) {
+        s.ocr.contrast_adjust = to_lower(v.text) == "false" ? 0.0 : parse_double("contrast_adjust", v, 0.0, 1.0);
+      },
+      [](const Settings& s) { return show_double(s.ocr.contrast_adjust); });
+}
+
 // Ultralytics' cache: true or ram keeps decoded images in memory; its disk cache is refused.
 KeyRow cache_key() {
   return custom_key(
@@ -577,6 +587,22 @@ std::vector<RecipeKey> build_table() {
              .tasks(kOcr)
              .help("OCR: keep labels that are too long or hold unknown characters (unknown characters are removed, "
                    "long labels cut)");
+  ocr << contrast_adjust_key().tasks(kOcr).help(
+      "OCR: EasyOCR's contrast adjustment of each line (training, validation and predict): a line whose contrast "
+      "(p90 − p10) / (p90 + p10) of its grey levels is below this is stretched, and made grey; 0 = off. An ONNX "
+      "export leaves it to the caller");
+  ocr << string_key("train_data", FIELD(ocr.train_data), true, "a folder")
+             .tasks(kOcr)
+             .default_text("`<data>/train`")
+             .help(
+                 "OCR: EasyOCR's training root, the folders (each with `labels.csv`) that `select_data` picks "
+                 "among; none = the `train/` folder of `data`");
+  ocr << string_key("valid_data", FIELD(ocr.valid_data), true, "a folder")
+             .tasks(kOcr)
+             .default_text("`<data>/val`")
+             .help(
+                 "OCR: EasyOCR's validation root, every folder under it (each with `labels.csv`) is validated; "
+                 "none = the `val/` folder of `data`");
   ocr << string_list_key("select_data", FIELD(ocr.select_data), "list of folder names")
              .tasks(kOcr)
              .help(

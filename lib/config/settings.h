@@ -176,6 +176,9 @@ struct OcrSettings {
   int64_t batch_max_length = 34;
   bool sensitive = false;
   bool data_filtering_off = false;
+  double contrast_adjust = 0.0;  // EasyOCR's: stretch lines whose contrast is below it; 0 = off
+  std::string train_data;        // EasyOCR's training root; "" = <data>/train
+  std::string valid_data;        // EasyOCR's validation root; "" = <data>/val
   std::vector<std::string> select_data;
   std::vector<double> batch_ratio;
   int64_t bucket_step = 64;           // key buckets: one number

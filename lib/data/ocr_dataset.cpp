@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "data/contrast_stretch.h"
 #include "data/ocr_labels.h"
 #include "data/read_image.h"
 #include "util/error.h"
@@ -157,6 +158,8 @@ void OcrDataset::check_dropped_for_characters(const fs::path& root) const {
   spdlog::warn("{}", text);
 }
 
-cv::Mat OcrDataset::image(size_t i) const { return read_image(path(i), options_.channels); }
+cv::Mat OcrDataset::image(size_t i) const {
+  return stretch_contrast(read_image(path(i), options_.channels), options_.contrast_adjust);
+}
 
 }  // namespace trainer

@@ -20,6 +20,7 @@ struct OcrDataOptions {
   int64_t batch_max_length = 34;          ///< longest label kept, in characters
   bool sensitive = false;                 ///< false: labels are lower-cased
   bool data_filtering_off = false;        ///< keep every line: unknown characters removed, long labels cut
+  double contrast_adjust = 0.0;           ///< EasyOCR's contrast stretch target (data/contrast_stretch.h); 0 = off
   std::vector<std::string> select_data;   ///< folder names to use (a folder and its subfolders); empty or "/" = all
   double max_dropped_fraction = 1.0;      ///< share of lines that may be dropped for unknown characters
 };

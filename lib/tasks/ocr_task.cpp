@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "data/contrast_stretch.h"
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
@@ -24,13 +25,26 @@ namespace fs = std::filesystem;
 // Decoded validation samples logged after each validation, so a user sees what the model reads.
 constexpr size_t kShownSamples = 4;
 
-fs::path split_root(const std::string& data, const char* split) {
-  const fs::path root = fs::path(data) / split;
+// The training or validation root: EasyOCR's train_data / valid_data when given, else the split's
+// folder under data.
+fs::path split_root(const std::string& data, const OcrSettings& ocr, bool train) {
+  const std::string& own_root = train ? ocr.train_data : ocr.valid_data;
   std::error_code error;
+  if (!own_root.empty()) {
+    if (!fs::is_directory(own_root, error)) {
+      throw UserError(std::string(train ? "train_data=" : "valid_data=") + own_root +
+                      " is not a folder; it holds folders of images with a labels.csv (EasyOCR's format)");
+    }
+    return own_root;
+  }
+  const char* split = train ? "train" : "val";
+  const fs::path root = fs::path(data) / split;
   if (!fs::is_directory(root, error)) {
-    throw UserError("data=" + data + " has no " + split + "/ folder; task=ocr expects a root with train/ "
-                    "and val/, each holding folders of images with a labels.csv (EasyOCR's format). The embedded "
-                    "sets are made by `trainer data digits` and `trainer data printed`");
+    throw UserError("data=" + data + " has no " + split +
+                    "/ folder; task=ocr expects a root with train/ "
+                    "and val/ (or the roots train_data and valid_data), each holding folders of images with a "
+                    "labels.csv (EasyOCR's format). The embedded sets are made by `trainer data digits` and "
+                    "`trainer data printed`");
   }
   return root;
 }
@@ -43,6 +57,7 @@ OcrDataOptions data_options(const OcrSettings& ocr, bool train, double max_dropp
   options.batch_max_length = ocr.batch_max_length;
   options.sensitive = ocr.sensitive;
   options.data_filtering_off = ocr.data_filtering_off;
+  options.contrast_adjust = ocr.contrast_adjust;
   options.max_dropped_fraction = max_dropped_fraction;
   if (train) options.select_data = ocr.select_data;
   return options;
@@ -56,8 +71,8 @@ std::u32string charset_characters(const std::string& data, const OcrSettings& oc
   if (ocr.charset == "labels") {
     // Validation labels count too: a character only they hold is then scored as an error instead
     // of its lines being dropped from the measurement.
-    std::u32string characters = label_characters(split_root(data, "train"), data_options(ocr, true, kKeepAll)) +
-                                label_characters(split_root(data, "val"), data_options(ocr, false, kKeepAll));
+    std::u32string characters = label_characters(split_root(data, ocr, true), data_options(ocr, true, kKeepAll)) +
+                                label_characters(split_root(data, ocr, false), data_options(ocr, false, kKeepAll));
     std::sort(characters.begin(), characters.end());
     characters.erase(std::unique(characters.begin(), characters.end()), characters.end());
     return characters;
@@ -83,11 +98,11 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool 
   }
 
   const double max_dropped = shared.data.max_bad_fraction;
-  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "val"), *charset_,
+  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, ocr, false), *charset_,
                                       data_options(ocr, false, max_dropped));
   for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
   if (with_train_split) {
-    train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, "train"), *charset_,
+    train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, ocr, true), *charset_,
                                           data_options(ocr, true, max_dropped));
     train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
     for (size_t i = 0; i < train_->size(); ++i) {
@@ -205,7 +220,7 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
   std::vector<cv::Mat> images;
   std::vector<int64_t> buckets;
   for (const auto& path : paths) {
-    images.push_back(read_image(path, channels));
+    images.push_back(stretch_contrast(read_image(path, channels), ocr_.contrast_adjust));
     buckets.push_back(bucket_of(shape_.bucket_widths, resized_width(images.back().size(), shape_.img_h, shape_.img_w)));
   }
   std::vector<size_t> all(paths.size());
