@@ -2,6 +2,8 @@
 // and errors that name the file, line and key.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "data/detect_dataset_config.h"
 #include "data/image_files.h"
 #include "test_helpers.h"
@@ -110,6 +112,44 @@ TEST_CASE("a relative path is tried from the working directory first, as Ultraly
   CHECK_THAT(from_elsewhere, Contains("coco8.yaml:1:7") && Contains("nor is coco8 from the working directory") &&
                                  Contains("`download:` is not run here") &&
                                  Contains("put the data under " + (dir / "sets/coco8").string()));
+}
+
+TEST_CASE("a relative path found neither from the working directory nor beside the file is looked for in datasets_dir",
+          "[detect-data]") {
+  TempDir dir;
+  touch_images(dir / "store/coco8/images/train", {"a.jpg"});
+  touch_images(dir / "store/coco8/images/val", {"b.jpg"});
+  touch_images(dir / "beside/coco8/images/train", {"c.jpg"});
+  touch_images(dir / "beside/coco8/images/val", {"d.jpg"});
+  const std::string yaml = "path: coco8\ntrain: images/train\nval: images/val\nnames: [thing]\n";
+  write_text(dir / "beside/coco8.yaml", yaml);
+  write_text(dir / "sets/coco8.yaml", yaml);
+  write_text(dir / "config/trainer/settings.yaml", "datasets_dir: " + dir.file("store") + "\n");
+  const char* previous_config = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved_config = previous_config ? previous_config : "";
+  setenv("XDG_CONFIG_HOME", dir.file("config").c_str(), 1);
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  DetectDataConfig beside, stored;
+  std::string missing;
+  try {
+    beside = read_detect_data_config(dir.file("beside/coco8.yaml"));  // the file's folder before datasets_dir
+    stored = read_detect_data_config(dir.file("sets/coco8.yaml"));
+    std::filesystem::remove_all(dir / "store");
+    read_detect_data_config(dir.file("sets/coco8.yaml"));
+  } catch (const UserError& error) {
+    missing = error.what();
+  }
+  std::filesystem::current_path(previous);
+  if (previous_config) {
+    setenv("XDG_CONFIG_HOME", saved_config.c_str(), 1);
+  } else {
+    unsetenv("XDG_CONFIG_HOME");
+  }
+  CHECK(beside.root == dir / "beside/coco8");
+  CHECK(stored.root == dir / "store/coco8");
+  CHECK(stored.val == std::vector<std::string>{(dir / "store/coco8/images/val").string()});
+  CHECK_THAT(missing, Contains("nor under datasets_dir " + dir.file("store")));
 }
 
 TEST_CASE("predict's sources take files, folders and patterns; a URL is refused", "[detect-data]") {

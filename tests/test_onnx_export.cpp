@@ -9,6 +9,7 @@
 #include "models/resnet.h"
 #include "models/yolov8.h"
 #include "onnx/onnx_export.h"
+#include "onnx/onnx_metadata.h"
 #include "onnx/opencv_model.h"
 #include "tasks/box_ops.h"
 #include "test_helpers.h"
@@ -180,4 +181,36 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});
   CHECK_THROWS_AS(onnx_export::parse_imgsz("640x480"), UserError);
   CHECK_THROWS_AS(onnx_export::parse_imgsz("1,2,3"), UserError);
+}
+
+TEST_CASE("an exported file's metadata gives back its card: names, charset, size and normalisation", "[onnx]") {
+  TempDir dir("onnx-card");
+  for (Family family : families()) {
+    INFO(family.name);
+    const size_t channels = static_cast<size_t>(family.card.channels);
+    family.card.normalization = {std::vector<double>(channels, 0.485), std::vector<double>(channels, 0.229)};
+    const auto path = write_onnx(dir, family, {}, "card");
+    const std::optional<ModelCard> card =
+        onnx_export::card_of_metadata(onnx_export::read_onnx_file_info(path).metadata);
+    REQUIRE(card);
+    CHECK(card->task == family.card.task);
+    CHECK(card->labels == family.card.labels);  // the YOLO names hold quotes of both kinds
+    CHECK(card->channels == family.card.channels);
+    CHECK(card->height == family.card.height);
+    CHECK(card->width == family.card.width);
+    CHECK(card->normalization.mean == family.card.normalization.mean);
+    CHECK(card->normalization.std == family.card.normalization.std);
+  }
+  // Ultralytics' own files: no mean and std, which detection does not need; a classifier does.
+  std::map<std::string, std::string> metadata{
+      {"task", "detect"}, {"imgsz", "[64, 64]"}, {"channels", "3"}, {"names", R"({0: 'a\'b"c', 1: "it's"})"}};
+  const std::optional<ModelCard> detect = onnx_export::card_of_metadata(metadata);
+  REQUIRE(detect);
+  CHECK(detect->labels == std::vector<std::string>{"a'b\"c", "it's"});
+  CHECK(detect->normalization.std == std::vector<double>{1, 1, 1});
+  metadata["task"] = "classify";
+  CHECK_FALSE(onnx_export::card_of_metadata(metadata));
+  metadata["names"] = "{1: 'b'}";
+  metadata["task"] = "detect";
+  CHECK_THROWS_WITH(onnx_export::card_of_metadata(metadata), Catch::Contains("names={1: 'b'}"));
 }

@@ -7,11 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/torch_pickle.h"
 #include "models/yolov8.h"
+#include "onnx/onnx_metadata.h"
 #include "test_helpers.h"
 #include "util/error.h"
 
@@ -29,6 +31,13 @@ const testing::PythonOutput& fixture() {
 }
 
 const std::vector<std::string> kNames = {"person", "bicycle", "car", "dog", "cat"};
+
+// The shapes of `trainer data synth-detect` in `dir`/shapes under the fixture's class names, as
+// `dir`/shapes/`name`.
+void write_coco_named(const TempDir& dir, const std::string& name) {
+  testing::write_text(dir / "shapes" / name,
+                      "train: images/train\nval: images/val\nnames: [person, bicycle, car, dog, cat]\n");
+}
 
 // The model the fixture pickles: YOLOv8n with 5 classes.
 YOLOv8 yolov8n() { return make_yolov8("yolov8n", 3, 5); }
@@ -63,6 +72,7 @@ TEST_CASE("Ultralytics' checkpoints give the weights under Ultralytics' keys, wi
     CHECK(file.scale == "n");
     CHECK(file.classes == 5);
     CHECK(file.names == kNames);
+    CHECK(file.data == "coco8.yaml");  // train_args: what `val` opens when data= is not given
     std::vector<std::string> file_keys;
     for (const auto& [name, tensor] : file.weights) {
       file_keys.push_back(name);
@@ -145,10 +155,16 @@ TEST_CASE("train, val and export take Ultralytics' files as `yolo` does, and ref
                  Catch::Contains("ultralytics.nn.tasks.DetectionModel (Ultralytics 8.3.40), scale n"));
   CHECK(read_text(dir / "runs" / "detect" / "ft" / "args.yaml").find("model: yolov8n") != std::string::npos);
 
-  const CommandResult val = run_trainer("val model=" + fixture().file("released.pt") + data);
+  // val checks the data's classes against the file's names: the shapes under the fixture's names.
+  write_coco_named(dir, "coco.yaml");
+  const CommandResult val = run_trainer("val model=" + fixture().file("released.pt") +
+                                        " data=" + dir.file("shapes/coco.yaml") + " imgsz=64 batch=4 workers=1");
   INFO(val.output);
   REQUIRE(val.exit_code == 0);
   CHECK_THAT(val.output, Catch::Contains("mAP50-95"));
+  const CommandResult other_names = run_trainer("val model=" + fixture().file("released.pt") + data);
+  CHECK(other_names.exit_code == 2);
+  CHECK_THAT(other_names.output, Catch::Contains("class 0 is 'circle' there, 'person' in the model"));
 
   const CommandResult exported =
       run_trainer("export --weights " + fixture().file("released.pt") + " -o " + dir.file("released.safetensors"));
@@ -162,4 +178,35 @@ TEST_CASE("train, val and export take Ultralytics' files as `yolo` does, and ref
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.output, Catch::Contains("posix.system") && Catch::Contains("nothing in the file was run"));
   CHECK_FALSE(std::filesystem::exists(fixture().file("ran_system")));
+}
+
+TEST_CASE("export format=onnx takes an Ultralytics file and needs no data for it", "[onnx][cli][ultralytics]") {
+  TempDir dir("ultralytics-onnx");
+  std::filesystem::copy_file(fixture().file("released.pt"), dir.file("yolov8n.pt"));
+  const CommandResult exported = run_trainer("export model=" + dir.file("yolov8n.pt") + " format=onnx imgsz=64");
+  INFO(exported.output);
+  REQUIRE(exported.exit_code == 0);
+  const std::map<std::string, std::string> metadata =
+      onnx_export::read_onnx_file_info(dir.file("yolov8n.onnx")).metadata;
+  CHECK(metadata.at("task") == "detect");
+  CHECK(metadata.at("imgsz") == "[64, 64]");
+  CHECK(metadata.at("names") == "{0: 'person', 1: 'bicycle', 2: 'car', 3: 'dog', 4: 'cat'}");
+
+  // The exported file predicts without data (its metadata's names; the recipe's data=coco8.yaml,
+  // from the file's train_args, is nowhere) and validates, in OpenCV DNN.
+  const CommandResult made =
+      run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 1 --val 4 --imgsz 64");
+  REQUIRE(made.exit_code == 0);
+  const CommandResult predicted =
+      run_trainer("predict model=" + dir.file("yolov8n.onnx") + " source=" + dir.file("shapes/images/val") +
+                  " conf=0.0001 project=" + dir.file("runs"));
+  INFO(predicted.output);
+  CHECK(predicted.exit_code == 0);
+  CHECK(testing::count_lines(predicted.output, dir.file("shapes/images/val")) == 4);
+  write_coco_named(dir, "coco.yaml");
+  const std::string data = " data=" + dir.file("shapes/coco.yaml") + " batch=4 workers=1";
+  const CommandResult val_onnx = run_trainer("val model=" + dir.file("yolov8n.onnx") + data);
+  INFO(val_onnx.output);
+  CHECK(val_onnx.exit_code == 0);
+  CHECK_THAT(val_onnx.output, Catch::Contains("OpenCV") && Catch::Contains("mAP50-95"));
 }

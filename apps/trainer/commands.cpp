@@ -246,9 +246,10 @@ Deployable& deployable(Task& task) {
   return *deployable;
 }
 
-// An exported ONNX file: the task rebuilt from the recipe in its metadata (its data, pre- and
-// post-processing), validation and prediction running the file in OpenCV DNN on the CPU.
-TrainedModel load_deployed(const CommonOptions& options, const std::string& path) {
+// An exported ONNX file: the task rebuilt from the recipe in its metadata (pre- and
+// post-processing) and the card its metadata describes (class names, normalisation: no data for
+// `splits` none), validation and prediction running the file in OpenCV DNN on the CPU.
+TrainedModel load_deployed(const CommonOptions& options, const std::string& path, DataSplits splits) {
   const std::map<std::string, std::string> metadata = onnx_export::read_onnx_file_info(path).metadata;
   const auto recipe = metadata.find(onnx_export::kRecipeKey);
   if (recipe == metadata.end() || metadata.count("imgsz") == 0 || metadata.count("task") == 0) {
@@ -269,7 +270,8 @@ TrainedModel load_deployed(const CommonOptions& options, const std::string& path
   TrainedModel trained;
   trained.settings = load_settings_from_yaml(recipe->second, path + ":" + onnx_export::kRecipeKey, overrides);
   configure_runtime(trained.settings);
-  trained.task = make_task(trained.settings, false);
+  const std::optional<ModelCard> card = onnx_export::card_of_metadata(metadata);
+  trained.task = make_task(trained.settings, card ? splits : DataSplits::val, card ? &*card : nullptr);
   Deployable& deployed = deployable(*trained.task);
   deployed.deploy(std::make_shared<onnx_export::OpenCvModel>(path));
   trained.description = deployed.runtime();
@@ -277,9 +279,11 @@ TrainedModel load_deployed(const CommonOptions& options, const std::string& path
 }
 
 // Ultralytics' own checkpoint holds no recipe of ours: the run's keys (data= for val) come from
-// --config and key=value, the architecture and the weights from the file.
-TrainedModel load_trained(const CommonOptions& options, const std::string& weights) {
-  if (std::filesystem::path(weights).extension() == ".onnx") return load_deployed(options, weights);
+// --config and key=value, the architecture and the weights from the file. `splits`: what the
+// command needs of the data (val: the validation split; predict, export: none); a checkpoint
+// without a card (written before they were) opens the validation split, for its class names.
+TrainedModel load_trained(const CommonOptions& options, const std::string& weights, DataSplits splits) {
+  if (std::filesystem::path(weights).extension() == ".onnx") return load_deployed(options, weights, splits);
   TrainedModel trained;
   TrainedFile file = read_trained(weights);
   trained.checkpoint = std::move(file.checkpoint);
@@ -288,14 +292,18 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   if (file.ultralytics) {
     if (file.ultralytics->scale.empty()) throw UserError(weights + ": the file does not tell which YOLOv8 scale it is");
     overrides.insert(overrides.begin(), "model=yolov8" + file.ultralytics->scale);
+    // As Ultralytics' val: the data the model was trained on unless data= says otherwise.
+    if (!options.config && !file.ultralytics->data.empty())
+      overrides.insert(overrides.begin(), "data=" + file.ultralytics->data);
   }
   trained.settings = options.config || file.ultralytics
                          ? load_settings(options.config, overrides)
                          : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
   const Settings& settings = trained.settings;
   configure_runtime(settings);
-  trained.task = make_task(settings, false);
   const Checkpoint& checkpoint = trained.checkpoint;
+  const ModelCard* card = checkpoint.card ? &*checkpoint.card : nullptr;
+  trained.task = make_task(settings, card != nullptr ? splits : DataSplits::val, card);
   load_state_dict(trained.task->model(), to_map(checkpoint.ema.empty() ? checkpoint.model : checkpoint.ema), true);
   trained.device = resolve_device(settings.run.device);
   trained.task->model().to(trained.device);
@@ -304,7 +312,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
 }
 
 int run_val(const CommonOptions& options, const std::string& weights) {
-  const TrainedModel trained = load_trained(options, weights);
+  const TrainedModel trained = load_trained(options, weights, DataSplits::val);
   const Metrics metrics = trained.task->validate(trained.device);
   std::printf("%s (%s):\n", weights.c_str(), trained.description.c_str());
   print_metrics(metrics.values);
@@ -322,7 +330,7 @@ int run_val(const CommonOptions& options, const std::string& weights) {
 
 int run_predict(const CommonOptions& options, const std::string& weights, const std::vector<std::string>& sources,
                 int64_t top_k, int digits) {
-  const TrainedModel trained = load_trained(options, weights);
+  const TrainedModel trained = load_trained(options, weights, DataSplits::none);
   PredictOptions predict_options;
   predict_options.top_k = top_k;
   predict_options.digits = digits;
@@ -393,7 +401,7 @@ int run_export_onnx(const ExportRequest& request) {
   }
   CommonOptions options;
   options.overrides = {"device=cpu"};
-  TrainedModel trained = load_trained(options, request.weights);
+  TrainedModel trained = load_trained(options, request.weights, DataSplits::none);
   if (request.model_weights) {
     load_state_dict(trained.task->model(), to_map(model_weights_of(trained.checkpoint, request.weights)), true);
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "config/user_settings.h"
 #include "data/read_image.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -27,15 +28,22 @@ std::string missing_data_hint(const YAML::Node& root, const fs::path& data_root)
          data_root.string();
 }
 
+// The user settings' datasets_dir, made absolute.
+fs::path datasets_folder() { return fs::absolute(datasets_dir()).lexically_normal(); }
+
 // Ultralytics' rule for a relative `path:`: from the working directory first; then, as before
-// here, from the data file's folder.
+// here, from the data file's folder; then under the user settings' datasets_dir. Where none
+// holds it, the data file's folder's reading, which the error names.
 fs::path resolve_root(const std::string& file, const YAML::Node& path) {
   const fs::path folder = fs::absolute(file).parent_path();
   if (!path || !path.IsScalar()) return folder.lexically_normal();
   const fs::path given(path.Scalar());
   std::error_code error;
   if (given.is_absolute() || fs::is_directory(given, error)) return fs::absolute(given).lexically_normal();
-  return (folder / given).lexically_normal();
+  const fs::path beside = (folder / given).lexically_normal();
+  if (fs::is_directory(beside, error)) return beside;
+  const fs::path stored = (datasets_folder() / given).lexically_normal();
+  return fs::is_directory(stored, error) ? stored : beside;
 }
 
 std::vector<std::string> sources(const std::string& file, const YAML::Node& root, const fs::path& base,
@@ -156,7 +164,8 @@ DetectDataConfig read_detect_data_config(const std::string& file) {
   if (!fs::is_directory(config.root, error)) {
     throw UserError(where(file, path ? path : root) + ": key 'path': " + config.root.string() + " is not a folder" +
                     (path && path.IsScalar() && fs::path(path.Scalar()).is_relative()
-                         ? " (nor is " + path.Scalar() + " from the working directory)"
+                         ? " (nor is " + path.Scalar() + " from the working directory, nor under datasets_dir " +
+                               datasets_folder().string() + ")"
                          : "") +
                     missing_data_hint(root, config.root));
   }

@@ -1,6 +1,7 @@
 // An Ultralytics detection data.yaml:
 //   path: ../datasets/coco8   # dataset root; a relative one is taken from the working directory when
-//                             # there (Ultralytics' rule), else from this file's folder; default: that folder
+//                             # there (Ultralytics' rule), else from this file's folder when there, else
+//                             # under the user settings' datasets_dir; default: this file's folder
 //   train: images/train       # an image folder, a .txt file listing images, or a list of those
 //   val: images/val
 //   test:                     # optional

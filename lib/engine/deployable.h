@@ -7,10 +7,15 @@
 #include <string>
 #include <utility>
 
+#include "io/model_card.h"
 #include "models/inference_model.h"
-#include "models/model_card.h"
 
 namespace trainer {
+
+// Which splits of its data set a task opens. Training opens both; a saved model with a card
+// (io/checkpoint.h) validates on the validation split alone and predicts and exports with none,
+// taking class names, channels and normalisation from the card instead of the data.
+enum class DataSplits { train_and_val, val, none };
 
 class Deployable {
  public:

@@ -5,6 +5,7 @@
 #include "config/recipe.h"
 #include "dist/module_sync.h"
 #include "engine/autotune.h"
+#include "engine/deployable.h"
 #include "engine/generator_state.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
@@ -310,6 +311,8 @@ Checkpoint TrainingRun::checkpoint(int64_t epoch, int64_t micro_batch, bool with
   checkpoint.updates = state_.updates;
   checkpoint.best_fitness = state_.best_fitness;
   checkpoint.recipe = recipe_;
+  // What the data told the task (class names, channels, normalisation), so the file predicts without it.
+  if (const auto* deployable = dynamic_cast<const Deployable*>(&task_)) checkpoint.card = deployable->model_card();
   return checkpoint;
 }
 

@@ -36,6 +36,47 @@ NamedTensors named_tensors(const c10::IValue& value, const std::string& key, con
   return tensors;
 }
 
+// Plain strings, integers and lists of strings, with the normalisation as tensors: what
+// PyTorch < 2.0's weights_only loader reads (no Python floats).
+c10::impl::GenericDict card_dict(const ModelCard& card) {
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+  dict.insert("task", card.task);
+  dict.insert("model_name", card.model_name);
+  dict.insert("labels", c10::List<std::string>(card.labels));
+  dict.insert("channels", card.channels);
+  dict.insert("height", card.height);
+  dict.insert("width", card.width);
+  dict.insert("mean", at::tensor(card.normalization.mean, at::kDouble));
+  dict.insert("std", at::tensor(card.normalization.std, at::kDouble));
+  return dict;
+}
+
+std::vector<double> doubles(const at::Tensor& tensor) {
+  const at::Tensor values = tensor.to(at::kDouble).contiguous();
+  return {values.data_ptr<double>(), values.data_ptr<double>() + values.numel()};
+}
+
+ModelCard card_of(const c10::IValue& value, const std::string& recipe, const std::string& path) {
+  const auto fail = [&](const std::string& what) -> ModelCard {
+    throw UserError(path + ": checkpoint entry 'card' " + what);
+  };
+  if (!value.isGenericDict()) return fail("is not a dict");
+  const auto dict = value.toGenericDict();
+  for (const char* key : {"task", "model_name", "labels", "channels", "height", "width", "mean", "std"}) {
+    if (!dict.contains(key)) return fail(std::string("has no '") + key + "'");
+  }
+  ModelCard card;
+  card.task = dict.at("task").toStringRef();
+  card.model_name = dict.at("model_name").toStringRef();
+  for (const c10::IValue& label : dict.at("labels").toListRef()) card.labels.push_back(label.toStringRef());
+  card.channels = dict.at("channels").toInt();
+  card.height = dict.at("height").toInt();
+  card.width = dict.at("width").toInt();
+  card.normalization = {doubles(dict.at("mean").toTensor()), doubles(dict.at("std").toTensor())};
+  card.recipe = recipe;
+  return card;
+}
+
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
@@ -57,6 +98,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   // A 0-dim tensor, not a Python float: PyTorch < 2.0's weights_only loader cannot read floats.
   top.insert("best_fitness", at::scalar_tensor(checkpoint.best_fitness, at::kDouble));
   top.insert("recipe", checkpoint.recipe);
+  if (checkpoint.card) top.insert("card", card_dict(*checkpoint.card));
 
   try {
     replace_file_atomically(path, [&](const std::filesystem::path& temporary) {
@@ -98,6 +140,7 @@ Checkpoint checkpoint_of(const c10::IValue& value, const std::filesystem::path& 
   checkpoint.updates = require("updates").toInt();
   checkpoint.best_fitness = require("best_fitness").toTensor().item<double>();
   checkpoint.recipe = require("recipe").toStringRef();
+  if (dict.contains("card")) checkpoint.card = card_of(dict.at("card"), checkpoint.recipe, path.string());
   return checkpoint;
 }
 
@@ -112,6 +155,7 @@ Checkpoint strip_for_inference(const Checkpoint& checkpoint) {
   stripped.updates = checkpoint.updates;
   stripped.best_fitness = checkpoint.best_fitness;
   stripped.recipe = checkpoint.recipe;
+  stripped.card = checkpoint.card;
   return stripped;
 }
 

@@ -27,6 +27,21 @@ bool is_state_dict(const c10::IValue& value) {
   return true;
 }
 
+// What an Ultralytics detection model tells of itself, so it predicts and exports without a
+// data.yaml: its names (when the file has one per class) and Ultralytics' input, RGB scaled to
+// [0, 1] and letterboxed; the size is the recipe's imgsz.
+std::optional<ModelCard> card_of(const UltralyticsModel& model) {
+  if (model.scale.empty() || model.names.empty() || static_cast<int64_t>(model.names.size()) != model.classes) {
+    return std::nullopt;
+  }
+  ModelCard card;
+  card.task = "detect";
+  card.model_name = "yolov8" + model.scale;
+  card.labels = model.names;
+  card.normalization = unit_scaled_pixels();
+  return card;
+}
+
 }  // namespace
 
 PretrainedWeights read_pretrained(const std::string& path) {
@@ -90,6 +105,7 @@ TrainedFile read_trained(const std::string& path) {
   }
   file.ultralytics = read_ultralytics_model(archive, path);
   file.checkpoint.task = "detect";
+  file.checkpoint.card = card_of(*file.ultralytics);
   (file.ultralytics->entry == "ema" ? file.checkpoint.ema : file.checkpoint.model) = file.ultralytics->weights;
   return file;
 }

@@ -117,6 +117,10 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   result.names = names_of(model);
   const c10::IValue version = entry_of(dict, "version");
   if (version.isString()) result.version = version.toStringRef();
+  const c10::IValue train_args = entry_of(dict, "train_args");
+  if (train_args.isGenericDict() && entry_of(train_args.toGenericDict(), "data").isString()) {
+    result.data = entry_of(train_args.toGenericDict(), "data").toStringRef();
+  }
   return result;
 }
 

@@ -22,6 +22,7 @@ struct UltralyticsModel {
   int64_t classes = 0;             ///< 0 when the file does not tell
   std::vector<std::string> names;  ///< class names by index; empty when the file has none
   std::string version;             ///< the Ultralytics version that wrote it, "" when absent
+  std::string data;                ///< train_args' data (the data.yaml it was trained on), "" when absent
 };
 
 // Whether `archive` (read with PythonObjects::inert) is a dict whose "ema" or "model" entry is a

@@ -49,6 +49,11 @@ void write_metadata(GraphBuilder& graph, const ModelCard& card, const OnnxOption
   graph.metadata("batch", std::to_string(options.batch));
   graph.metadata("imgsz", fmt::format("[{}, {}]", height, width));
   graph.metadata("channels", std::to_string(card.channels));
+  // The normalisation, so a copy predicts without the training data (onnx_metadata's card_of_metadata).
+  if (!card.normalization.mean.empty()) {
+    graph.metadata("mean", fmt::format("[{}]", fmt::join(card.normalization.mean, ", ")));
+    graph.metadata("std", fmt::format("[{}]", fmt::join(card.normalization.std, ", ")));
+  }
   if (card.task == "ocr") {
     graph.metadata("charset", join(card.labels, ""));
     graph.metadata("blank", "0");

@@ -10,7 +10,7 @@
 
 #include <torch/nn/module.h>
 
-#include "models/model_card.h"
+#include "io/model_card.h"
 #include "onnx/graph_builder.h"
 
 namespace trainer::onnx_export {

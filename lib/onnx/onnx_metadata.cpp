@@ -4,7 +4,9 @@
 
 #include <fstream>
 
+#include "onnx/onnx_export.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace trainer::onnx_export {
 
@@ -18,7 +20,102 @@ onnx::ModelProto read_model(const std::filesystem::path& path) {
   return model;
 }
 
+[[noreturn]] void malformed(const std::string& key, const std::string& value, const std::string& expected) {
+  throw UserError("ONNX metadata " + key + "=" + value + " is not " + expected);
+}
+
+// Python's repr() of a str starting at text[at] (a quote): the string, `at` moved past it.
+std::string python_string(const std::string& text, size_t& at) {
+  const char quote = text.at(at++);
+  std::string value;
+  for (; at < text.size() && text[at] != quote; ++at) {
+    if (text[at] != '\\' || at + 1 == text.size()) {
+      value.push_back(text[at]);
+      continue;
+    }
+    const char escaped = text[++at];
+    value.push_back(escaped == 'n' ? '\n' : escaped == 't' ? '\t' : escaped);
+  }
+  if (at == text.size()) malformed("names", text, "a {index: 'name'} dict");
+  ++at;
+  return value;
+}
+
+// Ultralytics' `names`, str() of {0: 'person', 1: "it's"}: the names by index.
+std::vector<std::string> names_of_dict(const std::string& text) {
+  const auto fail = [&]() { malformed("names", text, "a {index: 'name'} dict"); };
+  std::vector<std::string> names;
+  size_t at = text.find_first_not_of(' ');
+  if (at == std::string::npos || text[at] != '{') fail();
+  for (++at;;) {
+    at = text.find_first_not_of(' ', at);
+    if (at == std::string::npos) fail();
+    if (text[at] == '}' && names.empty()) break;
+    const size_t colon = text.find(':', at);
+    if (colon == std::string::npos || text.substr(at, colon - at) != std::to_string(names.size())) fail();
+    at = text.find_first_not_of(' ', colon + 1);
+    if (at == std::string::npos || (text[at] != '\'' && text[at] != '"')) fail();
+    names.push_back(python_string(text, at));
+    at = text.find_first_not_of(' ', at);
+    if (at == std::string::npos || (text[at] != ',' && text[at] != '}')) fail();
+    if (text[at++] == '}') break;
+  }
+  return names;
+}
+
+// "[0.485, 0.456, 0.406]" -> the numbers.
+std::vector<double> numbers_of_list(const std::string& key, const std::string& text) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') malformed(key, text, "a list of numbers");
+  std::vector<double> numbers;
+  std::string item;
+  for (const char c : text.substr(1)) {
+    if (c != ',' && c != ']') {
+      item.push_back(c);
+      continue;
+    }
+    try {
+      numbers.push_back(std::stod(item));
+    } catch (const std::exception&) {
+      malformed(key, text, "a list of numbers");
+    }
+    item.clear();
+  }
+  return numbers;
+}
+
 }  // namespace
+
+std::optional<ModelCard> card_of_metadata(const std::map<std::string, std::string>& metadata) {
+  const auto has = [&](const char* key) { return metadata.count(key) > 0; };
+  if (!has("task") || !has("imgsz") || !has("channels")) return std::nullopt;
+  ModelCard card;
+  card.task = metadata.at("task");
+  if (card.task == "ocr") {
+    if (!has("charset")) return std::nullopt;
+    for (const char32_t c : decode_utf8(metadata.at("charset"), "ONNX metadata charset")) {
+      card.labels.push_back(encode_utf8(std::u32string(1, c)));
+    }
+  } else {
+    if (!has("names")) return std::nullopt;
+    card.labels = names_of_dict(metadata.at("names"));
+  }
+  try {
+    card.channels = std::stoll(metadata.at("channels"));
+  } catch (const std::exception&) {
+    malformed("channels", metadata.at("channels"), "a number");
+  }
+  const std::vector<int64_t> size = parse_imgsz(metadata.at("imgsz"));
+  card.height = size[0];
+  card.width = size[1];
+  if (has("mean") && has("std")) {
+    card.normalization = {numbers_of_list("mean", metadata.at("mean")), numbers_of_list("std", metadata.at("std"))};
+  } else if (card.task == "detect") {
+    card.normalization = unit_scaled_pixels(static_cast<size_t>(card.channels));
+  } else {
+    return std::nullopt;
+  }
+  return card;
+}
 
 OnnxFileInfo read_onnx_file_info(const std::filesystem::path& path) {
   const onnx::ModelProto model = read_model(path);

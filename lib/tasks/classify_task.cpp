@@ -12,26 +12,47 @@
 #include "data/sampler.h"
 #include "plot/batch_plot.h"
 #include "tasks/confusion_counts.h"
+#include "tasks/same_classes.h"
 #include "util/error.h"
 
 namespace trainer {
-ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, bool with_train_split)
+ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, DataSplits splits,
+                           const ModelCard* card)
     : shared_(shared), classify_(classify) {
-  val_ = open_classify_dataset(shared.run.data, Split::val, shared.data.max_bad_fraction);
-  if (with_train_split) {
+  if (splits != DataSplits::none)
+    val_ = open_classify_dataset(shared.run.data, Split::val, shared.data.max_bad_fraction);
+  if (splits == DataSplits::train_and_val) {
     train_ = open_classify_dataset(shared.run.data, Split::train, shared.data.max_bad_fraction);
     if (train_->class_names() != val_->class_names()) {
       throw UserError(shared.run.data + ": the train and val splits have different classes");
     }
     train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
   }
-  class_names_ = val_->class_names();
+  if (card == nullptr) {
+    take_data_facts();
+  } else {
+    class_names_ = card->labels;
+    channels_ = card->channels;
+    normalization_ = card->normalization;
+    imgsz_ = shared.data.imgsz.value_or(card->height);
+    if (val_) {
+      require_same_classes(shared.run.data, val_->class_names(), class_names_);
+      if (val_->channels() != channels_) {
+        throw UserError(fmt::format("data={} holds {}-channel images, the model takes {}", shared.run.data,
+                                    val_->channels(), channels_));
+      }
+    }
+  }
   meters_.confusion = CountsMeter(class_names_.size() * class_names_.size());
-  channels_ = val_->channels();
-  normalization_ = val_->normalization();
-  imgsz_ = shared.data.imgsz.value_or(val_->native_size());
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = make_resnet(shared.run.model, channels_, classes(), shared.run.norm);
+}
+
+void ClassifyTask::take_data_facts() {
+  class_names_ = val_->class_names();
+  channels_ = val_->channels();
+  normalization_ = val_->normalization();
+  imgsz_ = shared_.data.imgsz.value_or(val_->native_size());
 }
 
 Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
@@ -93,7 +114,7 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
 }
 
 ModelCard ClassifyTask::model_card() const {
-  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_, ""};
+  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_, "", normalization_};
 }
 
 std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

@@ -13,9 +13,10 @@ namespace trainer {
 
 class ClassifyTask : public Task, public Deployable {
  public:
-  // Opens both splits and builds the model; `with_train_split` false skips the training split
-  // (validation and prediction of a saved model).
-  ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, bool with_train_split = true);
+  // Opens `splits` of the data and builds the model. With a saved model's `card`, the class names,
+  // channels and normalisation are the card's, and a validation split must have the same classes.
+  ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify,
+               DataSplits splits = DataSplits::train_and_val, const ModelCard* card = nullptr);
 
   std::string name() const override { return "classify"; }
   torch::nn::Module& model() override { return *model_; }
@@ -37,6 +38,8 @@ class ClassifyTask : public Task, public Deployable {
                                    const PredictOptions& options) override;
 
  private:
+  // Class names, channels, normalisation and native size from the validation split.
+  void take_data_facts();
   ClassifyAugment evaluation_augment() const;
   // The logits of an evaluation input, from the deployed copy when there is one.
   torch::Tensor logits(const torch::Tensor& input) {

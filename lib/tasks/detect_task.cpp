@@ -22,6 +22,7 @@
 #include "tasks/confusion_counts.h"
 #include "tasks/detection_metrics.h"
 #include "tasks/nms.h"
+#include "tasks/same_classes.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/memory.h"
@@ -97,19 +98,15 @@ void draw_detections(cv::Mat& bgr, const torch::Tensor& detections, const std::v
 
 }  // namespace
 
-DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, bool with_train_split)
-    : shared_(shared), detect_(detect), config_(read_config(shared.run.data)), imgsz_(letterbox_side(shared.data)) {
-  // Labels are checked against the data file's classes, so its names are replaced only after.
-  const DetectDataOptions options = data_options(detect, shared.data.max_bad_fraction, classes());
-  if (detect.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
-  meters_.confusion = CountsMeter((config_.names.size() + 1) * (config_.names.size() + 1));
-  val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
-  if (with_train_split) {
-    train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
-    train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
+DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, DataSplits splits,
+                       const ModelCard* card)
+    : shared_(shared), detect_(detect), imgsz_(letterbox_side(shared.data)) {
+  if (splits != DataSplits::none) open_data(splits == DataSplits::train_and_val);
+  if (card != nullptr) {
+    if (val_) require_same_classes(shared.run.data, config_.names, card->labels);
+    config_.names = card->labels;
   }
-  // `val` and `predict` read each image once: nothing to keep for.
-  if (detect.cache == ImageCacheMode::ram && with_train_split) make_memos();
+  meters_.confusion = CountsMeter((config_.names.size() + 1) * (config_.names.size() + 1));
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = make_yolov8(shared.run.model, 3, classes());
   DetectionLossOptions loss_options;
@@ -117,6 +114,20 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   loss_options.cls = detect.cls;
   loss_options.dfl = detect.dfl;
   loss_ = std::make_unique<DetectionLoss>(classes(), model_->strides(), model_->reg_max(), loss_options);
+}
+
+void DetectTask::open_data(bool with_train_split) {
+  config_ = read_config(shared_.run.data);
+  // Labels are checked against the data file's classes, so its names are replaced only after.
+  const DetectDataOptions options = data_options(detect_, shared_.data.max_bad_fraction, classes());
+  if (detect_.single_cls) config_.names = {"item"};  // Ultralytics' name for the one class
+  val_ = std::make_unique<DetectDataset>(list_images(config_.val), options);
+  if (with_train_split) {
+    train_ = std::make_unique<DetectDataset>(list_images(config_.train), options);
+    train_indices_ = subset_indices(train_->size(), shared_.data.fraction, static_cast<uint64_t>(shared_.run.seed));
+  }
+  // `val` and `predict` read each image once: nothing to keep for.
+  if (detect_.cache == ImageCacheMode::ram && with_train_split) make_memos();
 }
 
 void DetectTask::make_memos() {
@@ -304,7 +315,9 @@ Metrics DetectTask::metrics() const {
 }
 
 ModelCard DetectTask::model_card() const {
-  return {name(), shared_.run.model, config_.names, model_->options.in_channels(), imgsz_, imgsz_, ""};
+  // Letterboxed to imgsz with grey 114 (DetectAugment), the pixels scaled to [0, 1] alone.
+  const int64_t channels = model_->options.in_channels();
+  return {name(), shared_.run.model, config_.names, channels, imgsz_, imgsz_, "", unit_scaled_pixels()};
 }
 
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

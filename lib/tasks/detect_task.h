@@ -18,8 +18,10 @@ namespace trainer {
 
 class DetectTask : public Task, public Deployable {
  public:
-  // data = an Ultralytics data.yaml. `with_train_split` false skips the training images.
-  DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect, bool with_train_split = true);
+  // data = an Ultralytics data.yaml, of which `splits` are opened. With a saved model's `card`,
+  // the class names are the card's, and a validation split must have the same classes.
+  DetectTask(const SharedTaskSettings& shared, const DetectSettings& detect,
+             DataSplits splits = DataSplits::train_and_val, const ModelCard* card = nullptr);
 
   std::string name() const override { return "detect"; }
   torch::nn::Module& model() override { return *model_; }
@@ -48,6 +50,8 @@ class DetectTask : public Task, public Deployable {
                                    const PredictOptions& options) override;
 
  private:
+  // The data.yaml's classes and its validation (and training) images.
+  void open_data(bool with_train_split);
   DetectAugment augment(bool train) const;
   // cache=ram: the memos, unless the images would crowd the available memory (then a warning).
   void make_memos();

@@ -84,7 +84,7 @@ std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) 
 
 }  // namespace
 
-OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool with_train_split)
+OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataSplits splits)
     : shared_(shared), ocr_(ocr) {
   if (shared.run.model != "crnn") throw UserError("task=ocr trains model=crnn, got model=" + shared.run.model);
   charset_ = std::make_unique<Charset>(charset_characters(shared.run.data, ocr), ocr.charset.empty() ? "keys number + symbol + lang_char" : "key charset");
@@ -98,10 +98,12 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool 
   }
 
   const double max_dropped = shared.data.max_bad_fraction;
-  val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, ocr, false), *charset_,
-                                      data_options(ocr, false, max_dropped));
-  for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
-  if (with_train_split) {
+  if (splits != DataSplits::none) {
+    val_ = std::make_unique<OcrDataset>(split_root(shared.run.data, ocr, false), *charset_,
+                                        data_options(ocr, false, max_dropped));
+    for (size_t i = 0; i < val_->size(); ++i) val_buckets_.push_back(bucket_of(shape_.bucket_widths, val_->width(i)));
+  }
+  if (splits == DataSplits::train_and_val) {
     train_ = std::make_unique<OcrDataset>(split_root(shared.run.data, ocr, true), *charset_,
                                           data_options(ocr, true, max_dropped));
     train_indices_ = subset_indices(train_->size(), shared.data.fraction, static_cast<uint64_t>(shared.run.seed));
@@ -210,7 +212,9 @@ ModelCard OcrTask::model_card() const {
   std::vector<std::string> characters;
   for (const char32_t character : charset_->characters())
     characters.push_back(encode_utf8(std::u32string(1, character)));
-  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w, ""};
+  const Normalization centred{std::vector<double>(static_cast<size_t>(model_->options.in_channels()), 0.5),
+                              std::vector<double>(static_cast<size_t>(model_->options.in_channels()), 0.5)};
+  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w, "", centred};
 }
 
 std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

@@ -16,9 +16,10 @@ namespace trainer {
 
 class OcrTask : public Task, public LossSplit, public Deployable {
  public:
-  // data = a root with train/ and val/, each holding EasyOCR label folders. `with_train_split`
-  // false skips the training images (validation and prediction of a saved model).
-  OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, bool with_train_split = true);
+  // data = a root with train/ and val/, each holding EasyOCR label folders, of which `splits`
+  // are opened. The character set needs no data once pinned into the recipe (pin_derived_settings),
+  // as a saved model's is.
+  OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataSplits splits = DataSplits::train_and_val);
 
   std::string name() const override { return "ocr"; }
   torch::nn::Module& model() override { return *model_; }
