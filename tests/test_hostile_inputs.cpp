@@ -19,6 +19,7 @@
 #include "io/pretrained.h"
 #include "io/tensor_archive.h"
 #include "io/torch_pickle.h"
+#include "tasks/task_factory.h"
 #include "test_helpers.h"
 #include "util/error.h"
 
@@ -81,7 +82,7 @@ std::string jpeg_header(uint32_t width, uint32_t height) {
          big_endian(width, 2) + std::string("\x03\x01\x11\x00\x02\x11\x01\x03\x11\x01", 10) + std::string(64, '\0');
 }
 
-constexpr int64_t kDefaultPixels = 178956970;
+const int64_t kDefaultPixels = DataSettings{}.max_image_pixels;
 
 // Restores the process-wide limit the test changed.
 struct PixelLimit {
@@ -123,6 +124,22 @@ TEST_CASE("max_image_pixels refuses from one pixel over the limit, in PNG, JPEG 
                       Contains(dir.file(name)) && Contains("12x7 pixels") && Contains("max_image_pixels=83"));
     CHECK(check_image(dir.file(name)).channels == 0);
   }
+}
+
+TEST_CASE("the recipe's max_image_pixels holds every dataset a task opens", "[hostile]") {
+  TempDir dir("pixel-key");
+  testing::write_two_class_images(dir / "data");  // 16 x 16 = 256 pixels each
+  CHECK(kDefaultPixels == 178956970);
+  const auto settings = [&](int64_t limit) {
+    return load_settings(std::nullopt, {"data=" + (dir / "data").string(), "model=resnet18", "imgsz=16", "workers=0",
+                                        "device=cpu", "max_image_pixels=" + std::to_string(limit)});
+  };
+  CHECK_THROWS_WITH(settings(0), Contains("max_image_pixels"));
+  const PixelLimit restored(kDefaultPixels);
+  // Each image over the limit is unreadable to the scan, so the split has none left.
+  CHECK_THROWS_AS(make_task(settings(255)), UserError);
+  CHECK(max_image_pixels() == 255);
+  CHECK(make_task(settings(256)) != nullptr);  // the scan cache of the refused run is not taken for this one
 }
 
 TEST_CASE("a labels.csv line of 10 MB is refused naming the file and line", "[hostile]") {

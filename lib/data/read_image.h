@@ -9,10 +9,10 @@
 
 namespace trainer {
 
-// The most pixels (width x height) an image may claim to be decoded, for the whole process
-// (max_image_pixels, by default 178,956,970: where PIL refuses). A file whose PNG, JPEG or BMP
-// header claims more is refused before any memory is taken for its pixels (a decompression bomb);
-// other formats keep OpenCV's own limit (2^30 pixels).
+// The most pixels (width x height) an image may claim to be decoded, for the whole process: the
+// recipe's max_image_pixels, which make_task sets before any dataset opens (its default until
+// then). A file whose PNG, JPEG or BMP header claims more is refused before any memory is taken
+// for its pixels (a decompression bomb); other formats keep OpenCV's own limit (2^30 pixels).
 void set_max_image_pixels(int64_t pixels);
 int64_t max_image_pixels();
 
