@@ -164,7 +164,10 @@ TEST_CASE("image headers give the decoded size, turned by a JPEG's EXIF orientat
   REQUIRE(jpeg);
   CHECK(jpeg->size == cv::Size(40, 24));
   CHECK(jpeg->jpeg);
-  CHECK_FALSE(read_image_header(dir / "plain.bmp"));
+  const auto bmp = read_image_header(dir / "plain.bmp");
+  REQUIRE(bmp);
+  CHECK(bmp->size == cv::Size(7, 5));
+  CHECK_FALSE(bmp->jpeg);
   CHECK(image_size(dir / "plain.bmp") == cv::Size(7, 5));
   CHECK_THROWS_WITH(read_image_header(dir / "none.jpg"), Contains("none.jpg"));
 

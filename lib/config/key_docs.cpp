@@ -146,7 +146,8 @@ EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`), and ev
 under `valid_data` is validated; symlinked folders are followed. Our own layout, `data=ROOT`
 with `ROOT/train` and `ROOT/val`, is what the two roots default to. `lang_char: 'None'` takes the characters of the labels, as EasyOCR does. Labels
 dropped for characters outside the set are counted in a warning with two examples, and past
-`max_bad_fraction` of a split they stop the run. Every EasyOCR key is listed below with what it
+`max_bad_fraction` of a split they stop the run. A `labels.csv` line longer than 64 KiB (a binary
+or unbroken file, not a label) is refused naming its line. Every EasyOCR key is listed below with what it
 is here: the same key; another key of ours; or a key with no meaning here, **ignored** at the
 values listed (they ask for nothing, and the ignored keys are named in one info line) and
 **refused** with the reason otherwise.

@@ -410,6 +410,12 @@ std::vector<RecipeKey> build_table() {
               .help(
                   "share of unreadable images tolerated (each is skipped with a warning) before the dataset fails; "
                   "OCR: share of label lines dropped for characters outside the character set");
+  data << int_key("max_image_pixels", FIELD(data.max_image_pixels), 1)
+              .help(
+                  "largest image (width x height, as its PNG, JPEG or BMP header says) that is decoded: a larger "
+                  "one is refused before any pixel memory is taken (a decompression bomb: a small file claiming "
+                  "100000x100000 pixels). The default is where PIL, which timm reads images with, refuses too "
+                  "(about 179 megapixels, 537 MB of RGB); other formats keep OpenCV's own limit of 2^30 pixels");
   detect << cache_key()
                 .resumable()
                 .tasks(kDetect)

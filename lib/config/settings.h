@@ -56,6 +56,7 @@ struct DataSettings {
   int64_t workers = 2;
   int64_t prefetch = 4;
   double max_bad_fraction = 0.01;
+  int64_t max_image_pixels = 178956970;  // PIL's decompression-bomb error threshold
   double fliplr = 0.5;
   double degrees = 0.0;
   double scale = 0.5;

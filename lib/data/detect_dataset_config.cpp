@@ -109,8 +109,8 @@ std::vector<std::string> class_names(const std::string& file, const YAML::Node& 
 std::vector<std::string> read_names(const std::string& file, const YAML::Node& root) {
   const YAML::Node names = root["names"], nc = root["nc"];
   int64_t count = -1;
-  if (nc && (!YAML::convert<int64_t>::decode(nc, count) || count < 1)) {
-    throw UserError(where(file, nc) + ": key 'nc' expects a class count >= 1");
+  if (nc && (!YAML::convert<int64_t>::decode(nc, count) || count < 1 || count > kMaxClasses)) {
+    throw UserError(where(file, nc) + ": key 'nc' expects a class count from 1 to " + std::to_string(kMaxClasses));
   }
   if (!names) {
     if (count < 0) throw UserError(file + ": 'names' (the class names) is missing");

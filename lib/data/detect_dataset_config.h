@@ -10,11 +10,17 @@
 // Other keys (yaml_file, ...) are ignored, as Ultralytics ignores unknown ones; `download:` is
 // never run, and with the data missing the error says where the data must go.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace trainer {
+
+// The most classes a data.yaml or a detection checkpoint may claim: far above any detection set
+// (LVIS has 1203), and a bound on what a count read from a file makes (a name, a head channel per
+// class), which a count of billions would turn into a memory bomb.
+constexpr int64_t kMaxClasses = 100000;
 
 struct DetectDataConfig {
   std::string file;                     ///< the data.yaml read, for messages

@@ -52,6 +52,7 @@ std::string cache_header(size_t count) {
   CacheWriter out;
   out.put(std::string(kCacheMagic));
   out.put(kCacheFormatVersion);
+  out.put(max_image_pixels());  // an image over it was recorded as unreadable
   out.put(uint64_t(count));
   return out.bytes();
 }

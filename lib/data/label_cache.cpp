@@ -45,6 +45,7 @@ std::string header(int64_t classes, size_t count) {
   out.put(std::string(kMagic));
   out.put(kFormatVersion);
   out.put(classes);
+  out.put(max_image_pixels());  // an image over it was recorded as unreadable
   out.put(uint64_t(count));
   return out.bytes();
 }

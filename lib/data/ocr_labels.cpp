@@ -13,6 +13,27 @@ namespace fs = std::filesystem;
 
 constexpr const char* kHeader = "filename,words";
 constexpr const char* kUtf8Bom = "\xEF\xBB\xBF";
+// EasyOCR's words are a few dozen characters: a longer line is no label (a binary file, a file
+// without line breaks), and is refused before it takes its size in memory.
+constexpr size_t kMaxLineBytes = 64 * 1024;
+
+// The next line into `text`, without its '\n'; false at the end of the file.
+bool next_line(std::istream& in, std::string& text, const std::string& where) {
+  text.clear();
+  std::streambuf& bytes = *in.rdbuf();
+  for (int byte = bytes.sbumpc(); byte != std::char_traits<char>::eof(); byte = bytes.sbumpc()) {
+    if (byte == '\n') return true;
+    if (text.size() == kMaxLineBytes) {
+      throw UserError(where + ": a line of over " + std::to_string(kMaxLineBytes) + " bytes; labels.csv holds one " +
+                      "'filename,words' line per image");
+    }
+    text.push_back(char(byte));
+  }
+  return !text.empty();
+}
+
+// The start of a line, for a message.
+std::string excerpt(const std::string& text) { return text.size() <= 80 ? text : text.substr(0, 80) + "..."; }
 
 }  // namespace
 
@@ -22,13 +43,13 @@ std::vector<OcrLabelLine> read_ocr_labels(const fs::path& csv) {
   std::vector<OcrLabelLine> lines;
   std::string text;
   int64_t number = 0;
-  while (std::getline(in, text)) {
+  while (next_line(in, text, csv.string() + ":" + std::to_string(number + 1))) {
     ++number;
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (number == 1) {
       if (text.rfind(kUtf8Bom, 0) == 0) text.erase(0, 3);
       if (text != kHeader) {
-        throw UserError(csv.string() + ":1: expected the header '" + kHeader + "', got '" + text + "'");
+        throw UserError(csv.string() + ":1: expected the header '" + kHeader + "', got '" + excerpt(text) + "'");
       }
       continue;
     }

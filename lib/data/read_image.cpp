@@ -5,8 +5,11 @@
 #include <c10/util/Exception.h>
 
 #include <array>
+#include <atomic>
+#include <climits>
 #include <fstream>
 
+#include "config/settings.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -25,9 +28,27 @@ int imread_flags(int64_t channels, int reduction) {
   TORCH_INTERNAL_ASSERT(false, "image reduction ", reduction, " is not 1, 2, 4 or 8");
 }
 
+std::atomic<int64_t> max_pixels{DataSettings{}.max_image_pixels};
+
+bool oversized(cv::Size size) { return int64_t(size.width) * size.height > max_pixels.load(); }
+
+// Before the decoder allocates what the header claims.
+void refuse_oversized(const std::string& path, const std::optional<ImageHeader>& header) {
+  if (header && oversized(header->size)) {
+    throw UserError("image " + path + " claims " + std::to_string(header->size.width) + "x" +
+                    std::to_string(header->size.height) + " pixels, more than max_image_pixels=" +
+                    std::to_string(max_pixels.load()) + " (a decompression bomb, or raise the key)");
+  }
+}
+
 }  // namespace
 
+void set_max_image_pixels(int64_t pixels) { max_pixels = pixels; }
+
+int64_t max_image_pixels() { return max_pixels.load(); }
+
 cv::Mat read_image(const std::string& path, int64_t channels, int reduction) {
+  refuse_oversized(path, read_image_header(path));
   cv::Mat image;
   try {
     image = cv::imread(path, imread_flags(channels, reduction));
@@ -45,6 +66,29 @@ uint32_t big_endian(const unsigned char* bytes, int count) {
   uint32_t value = 0;
   for (int i = 0; i < count; ++i) value = (value << 8) | bytes[i];
   return value;
+}
+
+uint32_t little_endian(const unsigned char* bytes, int count) {
+  uint32_t value = 0;
+  for (int i = count - 1; i >= 0; --i) value = (value << 8) | bytes[i];
+  return value;
+}
+
+// The 14-byte file header, then the info header: its size, then width and height (int32, or int16
+// in OS/2's 12-byte core header); a negative height means rows stored top-down.
+std::optional<cv::Size> bmp_size(std::ifstream& in) {
+  std::array<unsigned char, 26> head{};
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(head.data()), head.size()) || head[0] != 'B' || head[1] != 'M') {
+    return std::nullopt;
+  }
+  if (little_endian(&head[14], 4) == 12) {
+    return cv::Size(static_cast<int>(little_endian(&head[18], 2)), static_cast<int>(little_endian(&head[20], 2)));
+  }
+  const auto width = static_cast<int32_t>(little_endian(&head[18], 4));
+  const auto height = static_cast<int32_t>(little_endian(&head[22], 4));
+  if (height == INT32_MIN) return std::nullopt;
+  return cv::Size(width, height < 0 ? -height : height);
 }
 
 // IHDR follows the 8-byte signature and the chunk's length and type: width and height at 16..23.
@@ -128,6 +172,10 @@ std::optional<ImageHeader> read_image_header(const std::string& path) {
     size = jpeg_size(in);
     header.jpeg = size.has_value();
   }
+  if (!size) {
+    in.clear();
+    size = bmp_size(in);
+  }
   if (!size || size->width <= 0 || size->height <= 0) return std::nullopt;
   header.size = *size;
   return header;
@@ -143,6 +191,7 @@ CheckedImage check_image(const std::string& path) {
   CheckedImage checked;
   try {
     const std::optional<ImageHeader> header = read_image_header(path);
+    if (header && oversized(header->size)) return checked;
     cv::Mat image;
     if (header && header->jpeg) {
       image = cv::imread(path, cv::IMREAD_REDUCED_GRAYSCALE_8 | cv::IMREAD_ANYCOLOR);
@@ -158,7 +207,9 @@ CheckedImage check_image(const std::string& path) {
 }
 
 cv::Size image_size(const std::string& path) {
-  if (const auto header = read_image_header(path)) return header->size;
+  const std::optional<ImageHeader> header = read_image_header(path);
+  refuse_oversized(path, header);
+  if (header) return header->size;
   return read_image(path, 1).size();
 }
 

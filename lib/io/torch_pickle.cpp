@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "io/zip_layout.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -663,6 +664,7 @@ size_t storage_bytes(const std::string& path, at::ScalarType dtype, int64_t nume
 }
 
 c10::IValue read_zip(const std::string& path, PythonObjects objects) {
+  check_zip_layout(path);  // before miniz allocates what the archive claims
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
     if (reader.hasRecord("byteorder")) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "data/detect_dataset_config.h"
 #include "io/pickled_module.h"
 #include "io/torch_pickle.h"
 #include "util/error.h"
@@ -79,7 +80,7 @@ std::vector<std::string> names_of(const c10::IValue& model) {
     for (const auto& entry : names.toGenericDict()) {
       if (entry.value().isString()) by_index[entry.key().toInt()] = entry.value().toStringRef();
     }
-    if (!by_index.empty() && by_index.begin()->first >= 0 && by_index.rbegin()->first < 100000) {
+    if (!by_index.empty() && by_index.begin()->first >= 0 && by_index.rbegin()->first < kMaxClasses) {
       out.resize(by_index.rbegin()->first + 1);
       for (const auto& [index, name] : by_index) out[index] = name;
     }
@@ -114,6 +115,11 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   const Yaml yaml = model_yaml(model);
   result.scale = scale_of(yaml, result.weights);
   result.classes = classes_of(yaml, result.weights);
+  // A count read from the file sizes the head built for it: billions would be a memory bomb.
+  if (result.classes < 0 || result.classes > kMaxClasses) {
+    throw UserError(origin + ": the model claims " + std::to_string(result.classes) +
+                    " classes, not a count from 1 to " + std::to_string(kMaxClasses));
+  }
   result.names = names_of(model);
   const c10::IValue version = entry_of(dict, "version");
   if (version.isString()) result.version = version.toStringRef();

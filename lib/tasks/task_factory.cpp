@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "data/read_image.h"
 #include "io/pretrained.h"
 #include "models/trainable.h"
 #include "tasks/classify_task.h"
@@ -14,6 +15,7 @@ namespace trainer {
 std::unique_ptr<Task> make_task(const Settings& settings, DataSplits splits, const ModelCard* card) {
   TORCH_INTERNAL_ASSERT(card != nullptr || splits != DataSplits::none, "a task without data needs a model card");
   std::unique_ptr<Task> task;
+  set_max_image_pixels(settings.data.max_image_pixels);  // for every image this process decodes
   const SharedTaskSettings shared{settings.run, settings.data, settings.schedule};
   switch (settings.run.task) {
     case TaskKind::classify:
