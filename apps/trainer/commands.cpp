@@ -129,13 +129,12 @@ struct RunObservers {
   std::unique_ptr<ValidationFiles> validation_files;
 };
 
-// `resumed_epochs`: the epochs a resumed run's results.csv keeps (-1: a new run).
-RunObservers observe_run(Trainer& trainer, const Settings& settings, const RunFolder& folder, int64_t resumed_epochs,
-                         bool quiet) {
+// `resumed`: where a resumed run's results.csv rows end (nullopt: a new run).
+RunObservers observe_run(Trainer& trainer, const Settings& settings, const RunFolder& folder,
+                         std::optional<ResumedRows> resumed, bool quiet) {
   RunObservers observers;
-  const bool resumed = resumed_epochs >= 0;
   observers.progress = std::make_unique<ConsoleProgress>(ConsoleProgress::detect_style(quiet));
-  observers.csv = std::make_unique<ResultsCsv>(folder.results_csv(), resumed_epochs);
+  observers.csv = std::make_unique<ResultsCsv>(folder.results_csv(), resumed);
   observers.plot =
       std::make_unique<ResultsPlot>(folder.results_png(), resumed ? folder.results_csv() : std::filesystem::path());
   trainer.add_observer(*observers.progress);
@@ -166,7 +165,8 @@ void print_summary(const TrainingSummary& summary, const RunFolder& folder, cons
   }
   std::printf("final validation (epoch %lld):\n", static_cast<long long>(summary.epochs_run));
   print_metrics(summary.last_metrics);
-  std::printf("best fitness %.4f at epoch %lld: %s\n", summary.best_fitness, static_cast<long long>(summary.best_epoch),
+  std::printf("best fitness %.4f at epoch %lld (update %lld): %s\n", summary.best_fitness,
+              static_cast<long long>(summary.best_epoch), static_cast<long long>(summary.best_updates),
               summary.best_weights.string().c_str());
 }
 
@@ -212,7 +212,9 @@ int run_train(const CommonOptions& options) {
   trainer.set_stop_check(stop_signal);
   RunObservers observers;
   if (main_rank) {
-    observers = observe_run(trainer, settings, folder, resume ? resume->checkpoint.epoch : -1, options.quiet);
+    const std::optional<ResumedRows> resumed =
+        resume ? std::optional<ResumedRows>({resume->checkpoint.epoch, resume->checkpoint.updates}) : std::nullopt;
+    observers = observe_run(trainer, settings, folder, resumed, options.quiet);
     if (settings.output.plots && !resume) plot_training_data(*task, settings, folder.root);
   }
   TrainingSummary summary;

@@ -118,10 +118,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
               {"*"}),
       refused(kEasyOcr, "new_prediction",
               "a Prediction head for another character set is replaced by a freshly initialised one on its own", {"*"}),
-      refused(kEasyOcr, "num_iter",
-              "training length is counted in epochs here (an updates key is not offered yet); set epochs", {}),
-      refused(kEasyOcr, "valInterval",
-              "validation runs after every epoch here (a validation interval in updates is not offered yet)", {}),
       refused(kEasyOcr, "PAD",
               "text lines always keep their aspect and are padded on the right to the batch's width bucket (EasyOCR's "
               "PAD: True); stretching to imgW is not offered",

@@ -336,7 +336,18 @@ std::vector<RecipeKey> build_table() {
              .same_as(kEasyOcr, "freeze_SequenceModeling", "true adds SequenceModeling to freeze",
                       freeze_layer("SequenceModeling"));
 
-  schedule << int_key("epochs", FIELD(schedule.epochs), 1).resumable().help("passes over the training split");
+  schedule << int_key("epochs", FIELD(schedule.epochs), 1)
+                  .resumable()
+                  .help("passes over the training split (derived from `updates` when that is set)");
+  schedule << int_key("updates", FIELD(schedule.updates), 0)
+                  .resumable()
+                  .help(
+                      "training length in optimizer updates: the run stops after exactly N updates, its epochs "
+                      "derived (ceil(N / updates per epoch)), the last one partial; the LR schedule and warmup "
+                      "follow N; 0 = the length is `epochs`")
+                  .same_as(kEasyOcr, "num_iter",
+                           "EasyOCR counts its iterations (one update each) from 0 and stops after iteration num_iter, "
+                           "so it runs one update more");
   schedule << int_key("batch", FIELD(schedule.batch), 1)
                   .help("micro-batch (per rank): what one forward/backward sees");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
@@ -639,9 +650,11 @@ std::vector<RecipeKey> build_table() {
   detect << double_key("mosaic", FIELD(detect.mosaic), 0.0, 1.0)
                 .tasks(kDetect)
                 .help("detection: probability of a 4-image mosaic (Ultralytics)");
-  detect << int_key("close_mosaic", FIELD(detect.close_mosaic), 0)
-                .tasks(kDetect)
-                .help("detection: the last N epochs train without mosaic (and without mixup)");
+  detect
+      << int_key("close_mosaic", FIELD(detect.close_mosaic), 0)
+             .tasks(kDetect)
+             .help(
+                 "detection: the last N epochs (derived ones with `updates`) train without mosaic (and without mixup)");
   detect << double_key("mixup", FIELD(detect.mixup), 0.0, 1.0)
                 .tasks(kDetect)
                 .help("detection: probability of MixUp (Ultralytics' `mixup`): a second training sample, placed "
@@ -735,11 +748,24 @@ std::vector<RecipeKey> build_table() {
                     .help("resume although the command changes other keys (model, batch geometry, optimizer …): the run "
                           "is then no longer exact");
   output << int_key("patience", FIELD(output.patience), 1)
-                    .resumable()
-                    .help("stop after this many epochs without a better fitness");
+                .resumable()
+                .help(
+                    "stop after this many validations without a better fitness (epochs, or intervals of "
+                    "`val_interval`)");
   output << bool_key("val", FIELD(output.val))
-                    .resumable()
-                    .help("validate after every epoch (top-1/top-5 on the val split, EMA weights when on)");
+                .resumable()
+                .help(
+                    "validate after every epoch, or every `val_interval` updates (top-1/top-5 on the val split, "
+                    "EMA weights when on); false validates only at the end");
+  output << int_key("val_interval", FIELD(output.val_interval), 0)
+                .resumable()
+                .help(
+                    "validate every N updates and once at the end, each time writing a results.csv row "
+                    "(losses since the previous row), `weights/last.pt` (a resumable point inside the "
+                    "epoch) and best.pt when better, and counting patience; 0 = at every epoch end")
+                .same_as(kEasyOcr, "valInterval",
+                         "EasyOCR validates after its iteration i when i % valInterval == 0 (i > 0), one update "
+                         "later than here, and not at the end");
   output << bool_key("plots", FIELD(output.plots))
                     .resumable()
                     .help("draw `train_batch0.jpg` … `train_batch2.jpg` (the first batches with their labels) and "

@@ -70,6 +70,7 @@ struct DataSettings {
 // Batch geometry and the learning-rate schedule, counted in updates.
 struct ScheduleSettings {
   int64_t epochs = 10;
+  int64_t updates = 0;                // total optimizer updates; 0 = off (epochs); else epochs are derived
   int64_t batch = 16;                 // micro-batch per rank
   std::optional<int64_t> accumulate;  // nullopt = auto
   int64_t nbs = 64;
@@ -124,6 +125,7 @@ struct OutputSettings {
   bool exist_ok = false;
   int64_t save_period = -1;           // -1 = off
   int64_t save_interval = 0;          // 0 = off
+  int64_t val_interval = 0;           // 0 = validate at epoch ends; else every N updates and at the end
   std::string resume;                 // "" | "true" (latest run of project/task/name) | last.pt path
   bool resume_force = false;
   int64_t patience = 100;

@@ -35,7 +35,6 @@ double EpochTotals::mean_grad_norm() const {
 void LoopState::start_next_epoch() {
   micro_batch = 0;
   anchor = 0;
-  totals = EpochTotals{};
 }
 
 NamedTensors progress_tensors(const LoopState& state, int64_t world_size) {
@@ -43,6 +42,7 @@ NamedTensors progress_tensors(const LoopState& state, int64_t world_size) {
   return {{"world_size", scalar(static_cast<double>(world_size))},
           {"epoch_anchor", scalar(static_cast<double>(state.anchor))},
           {"best_epoch", scalar(static_cast<double>(state.best_epoch))},
+          {"best_updates", scalar(static_cast<double>(state.best_updates))},
           {"stale_epochs", scalar(static_cast<double>(state.stale_epochs))},
           {"epoch_samples", scalar(static_cast<double>(t.samples))},
           {"epoch_updates", scalar(static_cast<double>(t.updates))},
@@ -73,6 +73,7 @@ LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& wo
   state.updates = checkpoint.updates;
   state.best_fitness = checkpoint.best_fitness;
   state.best_epoch = static_cast<int64_t>(value("best_epoch").item<double>());
+  state.best_updates = static_cast<int64_t>(value_or("best_updates", 0));
   state.stale_epochs = static_cast<int64_t>(value("stale_epochs").item<double>());
   state.totals.samples = static_cast<int64_t>(value("epoch_samples").item<double>());
   state.totals.updates = static_cast<int64_t>(value("epoch_updates").item<double>());

@@ -1,6 +1,6 @@
 // Where the training loop stands, and what a checkpoint carries of it so that a resumed run
 // continues bit for bit: the position in the epoch, the update count, the best fitness and the
-// epoch's running statistics.
+// running statistics since the previous results row.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -33,8 +33,9 @@ struct LoopState {
   int64_t updates = 0;      // optimizer updates so far
   double best_fitness = -1;
   int64_t best_epoch = 0;
-  int64_t stale_epochs = 0;  // epochs since the best one (patience)
-  EpochTotals totals;
+  int64_t best_updates = 0;
+  int64_t stale_epochs = 0;  // validations since the best one (patience): epochs, or val_interval's intervals
+  EpochTotals totals;        // since the previous results row
 
   // The next epoch starts from its beginning.
   void start_next_epoch();

@@ -68,7 +68,12 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
                     " may change (add resume_force to resume anyway)");
   }
   if (!changed.empty()) spdlog::warn("resume_force: resuming with changed {}", join(changed, ", "));
-  if (point.checkpoint.epoch >= point.settings.schedule.epochs) {
+  const int64_t updates = point.settings.schedule.updates;
+  if (updates > 0 && point.checkpoint.updates >= updates) {
+    throw UserError(point.checkpoint_path.string() + " finished all " + std::to_string(updates) +
+                    " updates; give updates=N with N > " + std::to_string(point.checkpoint.updates) + " to train on");
+  }
+  if (updates == 0 && point.checkpoint.epoch >= point.settings.schedule.epochs) {
     throw UserError(point.checkpoint_path.string() + " finished all " + std::to_string(point.settings.schedule.epochs) +
                     " epochs; give epochs=N with N > " + std::to_string(point.checkpoint.epoch) + " to train on");
   }

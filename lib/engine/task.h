@@ -110,6 +110,9 @@ class Task {
   // Writes back what the task derived from the data (the OCR character set of `charset: labels`),
   // so the recipe saved with the weights rebuilds the same model without the training data.
   virtual void pin_derived_settings(Settings& settings) const {}
+  // The run's epochs as planned, before train_collate: `updates=` derives them from the batch
+  // geometry, so they may differ from the recipe's `epochs` (detection's close_mosaic counts back from them).
+  virtual void set_planned_epochs(int64_t epochs) {}
   // One line per image ("path: result") for `trainer predict`; images are files or folders.
   // The default says the task has no prediction.
   virtual std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,

@@ -15,7 +15,9 @@ Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run
       task_(task),
       run_folder_(std::move(run_folder)),
       collective_(collective),
-      plan_(plan_for(settings, task, collective.layout())) {}
+      plan_(plan_for(settings, task, collective.layout())) {
+  task_.set_planned_epochs(plan_.epochs);
+}
 
 TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world) {
   const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.run.seed), 0, settings.schedule.batch);

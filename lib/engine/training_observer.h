@@ -15,7 +15,7 @@ struct ProgressInfo {
   int64_t epoch = 0;              ///< 1-based
   int64_t epochs = 0;
   int64_t update = 0;             ///< updates done in this epoch
-  int64_t updates_per_epoch = 0;
+  int64_t updates_per_epoch = 0;  ///< of this epoch (the last one of an `updates=` run may be shorter)
   std::vector<double> losses;     ///< per-update loss parts since the previous report
   double lr = 0;
   double grad_norm = 0;
@@ -26,16 +26,18 @@ struct ProgressInfo {
   double eta_seconds = 0;         ///< for this epoch
 };
 
+// One row of results.csv: made at each epoch end, or every `val_interval` updates and at the end.
 struct EpochRecord {
-  int64_t epoch = 0;              ///< 1-based
-  std::vector<double> losses;     ///< training loss parts, per-sample mean over the epoch
+  int64_t epoch = 0;           ///< 1-based: the epoch the row was made in
+  int64_t updates = 0;         ///< optimizer updates done when the row was made
+  std::vector<double> losses;  ///< training loss parts, per-sample mean since the previous row
   std::vector<std::pair<std::string, double>> metrics;
   std::optional<ConfusionMatrix> confusion;  ///< of this epoch's validation, where the task has one
   std::vector<CurveChart> curves;            ///< of this epoch's validation, where the task has some
-  double lr = 0;                  ///< weight-group LR at the end of the epoch
-  double grad_norm = 0;           ///< mean pre-clip total grad norm
+  double lr = 0;                             ///< weight-group LR of the latest update
+  double grad_norm = 0;                      ///< mean pre-clip total grad norm since the previous row
   int64_t skipped_updates = 0;
-  double seconds = 0;             ///< training part of the epoch
+  double seconds = 0;  ///< training time since the previous row
   double images_per_second = 0;
   double peak_memory_mb = 0;
   int64_t input_shapes = 0;       ///< distinct micro-batch shapes met so far in this process (R2)

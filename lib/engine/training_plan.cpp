@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <thread>
@@ -29,6 +30,17 @@ std::string format_double(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
+}
+
+// The epochs of an `updates=` run say what is derived and how much of the last one runs.
+std::string epochs_text(const TrainingPlan& plan) {
+  const std::string epochs = std::to_string(plan.epochs);
+  if (!plan.length_in_updates) return epochs;
+  const int64_t last = epoch_updates(plan, plan.epochs - 1);
+  const std::string derived = epochs + " (derived from updates=" + std::to_string(plan.total_updates);
+  if (last == plan.updates_per_epoch) return derived + ")";
+  return derived + "; the last epoch runs " + std::to_string(last) + " of its " +
+         std::to_string(plan.updates_per_epoch) + " updates)";
 }
 
 }  // namespace
@@ -72,8 +84,12 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.epoch_micro_batches = epoch_micro_batches;
   plan.micro_batches_per_epoch = slots_per_rank(epoch_micro_batches, plan.world_size);
   plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
-  plan.epochs = settings.schedule.epochs;
-  plan.total_updates = plan.updates_per_epoch * plan.epochs;
+  plan.length_in_updates = settings.schedule.updates > 0;
+  plan.total_updates =
+      plan.length_in_updates ? settings.schedule.updates : plan.updates_per_epoch * settings.schedule.epochs;
+  plan.epochs =
+      plan.length_in_updates ? ceil_div(plan.total_updates, plan.updates_per_epoch) : settings.schedule.epochs;
+  plan.val_interval = settings.output.val_interval;
   plan.warmup_updates = settings.schedule.warmup_updates.value_or(
       std::llround(settings.schedule.warmup_epochs * static_cast<double>(plan.updates_per_epoch)));
 
@@ -115,6 +131,10 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   return plan;
 }
 
+int64_t epoch_updates(const TrainingPlan& plan, int64_t epoch) {
+  return std::clamp<int64_t>(plan.total_updates - epoch * plan.updates_per_epoch, 0, plan.updates_per_epoch);
+}
+
 std::string amp_text(const TrainingPlan& plan) {
   if (!plan.amp_dtype) return "off (fp32)";
   return *plan.amp_dtype == at::kHalf ? "fp16 + dynamic loss scaling" : "bf16";
@@ -126,19 +146,21 @@ std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& p
       {"micro-batch", std::to_string(plan.micro_batch)},
       {"accumulate", std::to_string(plan.accumulate)},
       {"world size", std::to_string(plan.world_size)},
-      {"effective batch", std::to_string(plan.effective_batch) +
-                              (plan.world_size > 1 ? " (" + std::to_string(plan.micro_batch) + " x " +
-                                                         std::to_string(plan.accumulate) + " x " +
-                                                         std::to_string(plan.world_size) + " ranks)"
-                                                   : "")},
+      {"effective batch",
+       std::to_string(plan.effective_batch) +
+           (plan.world_size > 1 ? " (" + std::to_string(plan.micro_batch) + " x " + std::to_string(plan.accumulate) +
+                                      " x " + std::to_string(plan.world_size) + " ranks)"
+                                : "")},
       {"training samples", std::to_string(plan.train_samples)},
       {"micro-batches / epoch",
        std::to_string(plan.micro_batches_per_epoch) +
            (plan.world_size > 1 ? " per rank (" + std::to_string(plan.epoch_micro_batches) + " in all)" : "")},
       {"updates / epoch", std::to_string(plan.updates_per_epoch) +
                               (last_group ? " (last group: " + std::to_string(last_group) + " micro-batches)" : "")},
-      {"epochs", std::to_string(plan.epochs)},
-      {"total updates", std::to_string(plan.total_updates)},
+      {"epochs", epochs_text(plan)},
+      {"total updates", std::to_string(plan.total_updates) + (plan.length_in_updates ? " (updates=)" : "")},
+      {"validation", plan.val_interval > 0 ? "every " + std::to_string(plan.val_interval) + " updates and at the end"
+                                           : "at every epoch end"},
       {"optimizer", to_string(plan.optimizer)},
       {"lr (after scaling)", format_double(plan.lr)},
       {"weight decay (scaled)", format_double(plan.weight_decay)},

@@ -24,8 +24,10 @@ struct TrainingPlan {
   int64_t epoch_micro_batches = 0;    ///< the task's batch count (shape buckets may add short ones), all ranks
   int64_t micro_batches_per_epoch = 0;  ///< per rank: ceil(epoch_micro_batches / world_size)
   int64_t updates_per_epoch = 0;      ///< ceil(micro-batches per rank / accumulate): short last group kept
-  int64_t epochs = 0;
+  int64_t epochs = 0;                 ///< derived from total_updates when length_in_updates
   int64_t total_updates = 0;
+  bool length_in_updates = false;  ///< `updates=` set: the last epoch may stop part-way
+  int64_t val_interval = 0;        ///< validate every N updates (0: at epoch ends)
   int64_t warmup_updates = 0;
   double lr = 0;                      ///< lr0 after lr_scale
   double weight_decay = 0;            ///< after scaling by effective batch / nbs
@@ -46,6 +48,8 @@ int64_t resolve_threads(int64_t threads, const WorldLayout& world = {});
 // `epoch_micro_batches` counts the micro-batches of an epoch over all ranks.
 TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
                        int64_t classes, const WorldLayout& world = {});
+// Updates the 0-based `epoch` runs: updates_per_epoch, fewer in the last epoch of an `updates=` run.
+int64_t epoch_updates(const TrainingPlan& plan, int64_t epoch);
 std::string amp_text(const TrainingPlan& plan);
 std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& plan);
 

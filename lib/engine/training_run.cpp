@@ -120,52 +120,47 @@ void TrainingRun::restore(const Checkpoint& checkpoint) {
 
 TrainingSummary TrainingRun::fit() {
   for (auto* observer : hooks_.observers) observer->on_start(plan_, task_.loss_names(), task_.metric_names());
-  TrainingSummary summary;
-  for (; state_.epoch < plan_.epochs; ++state_.epoch) {
-    EpochRecord record = train_epoch();
-    if (settings_.output.val || state_.epoch + 1 == plan_.epochs) validate(record);
-    end_epoch(record, summary);
-    if (state_.stale_epochs >= settings_.output.patience) {
-      spdlog::info("stopping early: no improvement for {} epochs (patience), best epoch {}", settings_.output.patience,
-                   state_.best_epoch);
-      break;
-    }
+  clock_.row_start = Clock::now();
+  for (; state_.epoch < plan_.epochs && !patience_stop_; ++state_.epoch) {
+    train_epoch();
+    // A row inside the epoch spent the patience: its last.pt is where the run stands.
+    if (!patience_stop_) end_epoch();
   }
-  summary.updates = state_.updates;
-  summary.best_fitness = state_.best_fitness;
-  summary.best_epoch = state_.best_epoch;
-  if (state_.best_epoch > 0) summary.best_weights = folder_.best();
-  summary.seconds = seconds_since(start_);
-  summary.gradient_all_reduces = executor_->gradient_all_reduces();
-  summary.execution = executor_->report();
-  if (execution_.channels_last) summary.execution.executor += ", channels-last";
-  return summary;
+  summary_.updates = state_.updates;
+  summary_.best_fitness = state_.best_fitness;
+  summary_.best_epoch = state_.best_epoch;
+  summary_.best_updates = state_.best_updates;
+  if (state_.best_epoch > 0) summary_.best_weights = folder_.best();
+  summary_.seconds = seconds_since(start_);
+  summary_.gradient_all_reduces = executor_->gradient_all_reduces();
+  summary_.execution = executor_->report();
+  if (execution_.channels_last) summary_.execution.executor += ", channels-last";
+  return summary_;
 }
 
-EpochRecord TrainingRun::train_epoch() {
-  EpochClock clock;
+void TrainingRun::train_epoch() {
+  clock_.epoch_start = Clock::now();
   const auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.run.seed), state_.epoch, plan_.micro_batch);
   TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.epoch_micro_batches,
                         "the task's batch count changed between epochs");
   const EpochShard shard(batches, state_.anchor, plan_.accumulate, collective_.layout());
-  loader_->start_epoch(shard.rank_batches(), state_.epoch, static_cast<size_t>(state_.micro_batch));
-  clock.lr = update_step_->values_at(schedule_step(shard, shard.group_of(state_.micro_batch))).lr;
-  while (state_.micro_batch < shard.slots()) run_micro_batch(shard, clock);
-  TORCH_INTERNAL_ASSERT(!loader_->next(), "loader has micro-batches beyond the plan");
-
-  EpochRecord record;
-  const EpochTotals& totals = state_.totals;
-  record.epoch = state_.epoch + 1;
-  record.seconds = seconds_since(clock.start);
-  record.losses = totals.mean_losses();
-  record.lr = clock.lr;
-  record.grad_norm = totals.mean_grad_norm();
-  record.skipped_updates = totals.skipped;
-  record.images_per_second = static_cast<double>(totals.samples) / std::max(record.seconds, 1e-9);
-  return record;
+  epoch_end_ = epoch_end_slot(shard);
+  stop_position_ = epoch_end_ < shard.slots() ? shard.position(epoch_end_) : 0;
+  // The loader prepares only the micro-batches the epoch runs (an updates= run stops in its last one).
+  auto rank_batches = shard.rank_batches();
+  rank_batches.resize(static_cast<size_t>(epoch_end_));
+  loader_->start_epoch(std::move(rank_batches), state_.epoch, static_cast<size_t>(state_.micro_batch));
+  clock_.lr = update_step_->values_at(schedule_step(shard, shard.group_of(state_.micro_batch))).lr;
+  while (state_.micro_batch < epoch_end_ && !patience_stop_) run_micro_batch(shard);
+  TORCH_INTERNAL_ASSERT(patience_stop_ || !loader_->next(), "loader has micro-batches beyond the plan");
 }
 
-void TrainingRun::run_micro_batch(const EpochShard& shard, EpochClock& clock) {
+int64_t TrainingRun::epoch_end_slot(const EpochShard& shard) const {
+  const int64_t groups = epoch_updates(plan_, state_.epoch) - shard.first_update();
+  return groups >= shard.updates() ? shard.slots() : shard.group_end(groups - 1);
+}
+
+void TrainingRun::run_micro_batch(const EpochShard& shard) {
   const int64_t slot = state_.micro_batch;
   const int64_t group = shard.group_of(slot);
   std::optional<Batch> batch = loader_->next();
@@ -175,12 +170,12 @@ void TrainingRun::run_micro_batch(const EpochShard& shard, EpochClock& clock) {
   ++state_.micro_batch;
   const bool group_done = state_.micro_batch == shard.group_end(group);
   if (group_done) {
-    clock.lr = update_step_->update(schedule_step(shard, group)).lr;
+    clock_.lr = update_step_->update(schedule_step(shard, group)).lr;
     ++state_.updates;
   }
   // Ranks are in step only between updates, so a distributed run stops there.
   if (!group_done && collective_.distributed()) return;
-  between_updates(shard, group, group_done, clock);
+  between_updates(shard, group, group_done);
 }
 
 int64_t TrainingRun::schedule_step(const EpochShard& shard, int64_t group) const {
@@ -189,36 +184,42 @@ int64_t TrainingRun::schedule_step(const EpochShard& shard, int64_t group) const
   return state_.epoch * plan_.updates_per_epoch + shard.first_update() + group;
 }
 
-void TrainingRun::between_updates(const EpochShard& shard, int64_t group, bool group_done, EpochClock& clock) {
+void TrainingRun::between_updates(const EpochShard& shard, int64_t group, bool group_done) {
   const int64_t updates_in_epoch = shard.first_update() + group + (group_done ? 1 : 0);
   // All ranks vote on stopping and on reading statistics back (rank 0's clock decides), so that
   // they take the collectives inside those together.
   const bool read_due =
-      group_done && collective_.layout().is_main() && seconds_since(clock.last_read) >= kReadBackSeconds;
+      group_done && collective_.layout().is_main() && seconds_since(clock_.last_read) >= kReadBackSeconds;
   const std::vector<double> vote = collective_.all_reduce(
       {hooks_.stop_check ? static_cast<double>(hooks_.stop_check()) : 0.0, read_due ? 1.0 : 0.0}, Reduction::max);
   const int stop_signal = static_cast<int>(vote[0]);
   if (group_done) {
-    const bool epoch_done = state_.micro_batch == shard.slots();
-    const int64_t interval = settings_.output.save_interval;
-    const bool save_due = interval > 0 && !epoch_done && state_.updates % interval == 0;
-    if (epoch_done || save_due || vote[1] > 0) {
-      clock.last_read = Clock::now();
-      fold_statistics(updates_in_epoch, clock);
+    // The epoch's last update makes its row (if any) in end_epoch, with the next epoch's last.pt.
+    const bool epoch_done = state_.micro_batch == epoch_end_;
+    const auto due = [&](int64_t interval) { return interval > 0 && !epoch_done && state_.updates % interval == 0; };
+    const bool row_due = due(settings_.output.val_interval);
+    const bool save_due = !row_due && due(settings_.output.save_interval);
+    if (epoch_done || save_due || row_due || vote[1] > 0) {
+      clock_.last_read = Clock::now();
+      fold_statistics(updates_in_epoch);
+    }
+    if (row_due) {
+      const EpochRecord record = take_record(settings_.output.val);
+      save_and_report(state_.epoch, shard.position(state_.micro_batch), &record);
     }
     if (save_due && folder_.writes()) {
       save_checkpoint(folder_.last(), checkpoint(state_.epoch, shard.position(state_.micro_batch), false));
     }
   }
   if (stop_signal == 0) return;
-  fold_statistics(updates_in_epoch, clock);
+  fold_statistics(updates_in_epoch);
   if (folder_.writes()) {
     save_checkpoint(folder_.last(), checkpoint(state_.epoch, shard.position(state_.micro_batch), !group_done));
   }
   throw TrainingInterrupted(folder_.last(), stop_signal);
 }
 
-void TrainingRun::fold_statistics(int64_t updates_in_epoch, const EpochClock& clock) {
+void TrainingRun::fold_statistics(int64_t updates_in_epoch) {
   StepStats stats = executor_->read_stats();
   sum_over_ranks(stats, collective_);
   state_.totals.add(stats);
@@ -232,22 +233,58 @@ void TrainingRun::fold_statistics(int64_t updates_in_epoch, const EpochClock& cl
     throw UserError("the fp16 loss scale collapsed to " + std::to_string(stats.loss_scale) +
                     ": the loss is non-finite at every scale; lower lr0 or use amp=bf16");
   }
+  // The totals run since the previous results row, so the rates do too.
   const EpochTotals& totals = state_.totals;
+  const double row_seconds = std::max(seconds_since(clock_.row_start), 1e-9);
   ProgressInfo info;
   info.epoch = state_.epoch + 1;
   info.epochs = plan_.epochs;
   info.update = updates_in_epoch;
-  info.updates_per_epoch = plan_.updates_per_epoch;
+  info.updates_per_epoch = epoch_updates(plan_, state_.epoch);
   info.losses = stats.mean_losses();
-  info.lr = clock.lr;
+  info.lr = clock_.lr;
   info.grad_norm = stats.grad_norm;
-  info.elapsed_seconds = seconds_since(clock.start);
-  info.images_per_second = static_cast<double>(totals.samples) / std::max(info.elapsed_seconds, 1e-9);
-  info.updates_per_second = static_cast<double>(totals.updates) / std::max(info.elapsed_seconds, 1e-9);
+  info.elapsed_seconds = seconds_since(clock_.epoch_start);
+  info.images_per_second = static_cast<double>(totals.samples) / row_seconds;
+  info.updates_per_second = static_cast<double>(totals.updates) / row_seconds;
   info.memory_mb = peak_memory_mb(plan_.device);
-  info.eta_seconds = info.elapsed_seconds / static_cast<double>(std::max<int64_t>(totals.updates, 1)) *
-                     static_cast<double>(plan_.updates_per_epoch - updates_in_epoch);
+  info.eta_seconds = row_seconds / static_cast<double>(std::max<int64_t>(totals.updates, 1)) *
+                     static_cast<double>(info.updates_per_epoch - updates_in_epoch);
   for (auto* observer : hooks_.observers) observer->on_progress(info);
+}
+
+EpochRecord TrainingRun::take_record(bool validate_now) {
+  const EpochTotals& totals = state_.totals;
+  EpochRecord record;
+  record.epoch = state_.epoch + 1;
+  record.updates = state_.updates;
+  record.seconds = seconds_since(clock_.row_start);
+  record.losses = totals.mean_losses();
+  record.lr = clock_.lr;
+  record.grad_norm = totals.mean_grad_norm();
+  record.skipped_updates = totals.skipped;
+  record.images_per_second = static_cast<double>(totals.samples) / std::max(record.seconds, 1e-9);
+  if (validate_now) validate(record);
+  record.peak_memory_mb = peak_memory_mb(plan_.device);
+  const ExecutionReport execution = executor_->report();
+  record.input_shapes = execution.input_shapes;
+  record.graph_captures = execution.graph_captures;
+  record.best = record.fitness > state_.best_fitness;
+  if (record.best) {
+    state_.best_fitness = record.fitness;
+    state_.best_epoch = record.epoch;
+    state_.best_updates = record.updates;
+    state_.stale_epochs = 0;
+  } else {
+    ++state_.stale_epochs;
+  }
+  state_.totals = EpochTotals{};
+  if (state_.stale_epochs >= settings_.output.patience) {
+    patience_stop_ = true;
+    spdlog::info("stopping early: no improvement for {} validations (patience), best at epoch {}, update {}",
+                 settings_.output.patience, state_.best_epoch, state_.best_updates);
+  }
+  return record;
 }
 
 void TrainingRun::validate(EpochRecord& record) {
@@ -264,32 +301,37 @@ void TrainingRun::validate(EpochRecord& record) {
   record.curves = metrics.curves;
 }
 
-void TrainingRun::end_epoch(EpochRecord& record, TrainingSummary& summary) {
-  record.peak_memory_mb = peak_memory_mb(plan_.device);
-  const ExecutionReport execution = executor_->report();
-  record.input_shapes = execution.input_shapes;
-  record.graph_captures = execution.graph_captures;
-  record.best = record.fitness > state_.best_fitness;
-  if (record.best) {
-    state_.best_fitness = record.fitness;
-    state_.best_epoch = record.epoch;
-    state_.stale_epochs = 0;
-  } else {
-    ++state_.stale_epochs;
+void TrainingRun::end_epoch() {
+  const int64_t finished = state_.epoch + 1;
+  const bool last = finished == plan_.epochs;
+  const int64_t interval = settings_.output.val_interval;
+  std::optional<EpochRecord> record;
+  if (interval == 0 || last || state_.updates % interval == 0) record = take_record(settings_.output.val || last);
+  summary_.epochs_run = finished;
+  // The partial last epoch of an updates= run stays where it stopped: resumed with more updates, it goes on there.
+  if (stop_position_ > 0) {
+    save_and_report(state_.epoch, stop_position_, record ? &*record : nullptr);
+    return;
   }
   // The checkpoint resumes at the start of the next epoch.
   state_.start_next_epoch();
+  save_and_report(finished, 0, record ? &*record : nullptr);
+}
+
+void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record) {
   if (folder_.writes()) {
-    const Checkpoint saved = checkpoint(record.epoch, 0, false);
+    const Checkpoint saved = checkpoint(epoch, micro_batch, false);
     save_checkpoint(folder_.last(), saved);
-    summary.last_weights = folder_.last();
-    if (record.best) save_checkpoint(folder_.best(), strip_for_inference(saved));
+    summary_.last_weights = folder_.last();
+    if (record != nullptr && record->best) save_checkpoint(folder_.best(), strip_for_inference(saved));
+    // save_period keeps epoch ends only (micro-batch 0 of the next epoch).
     const int64_t period = settings_.output.save_period;
-    if (period > 0 && record.epoch % period == 0) save_checkpoint(folder_.epoch(record.epoch), saved);
+    if (micro_batch == 0 && period > 0 && epoch % period == 0) save_checkpoint(folder_.epoch(epoch), saved);
   }
-  for (auto* observer : hooks_.observers) observer->on_epoch_end(record);
-  summary.last_metrics = record.metrics;
-  summary.epochs_run = record.epoch;
+  if (record == nullptr) return;
+  for (auto* observer : hooks_.observers) observer->on_epoch_end(*record);
+  summary_.last_metrics = record->metrics;
+  clock_.row_start = Clock::now();
 }
 
 Checkpoint TrainingRun::checkpoint(int64_t epoch, int64_t micro_batch, bool with_gradients) const {

@@ -1,7 +1,8 @@
 // One Trainer::fit (engine/trainer.h): the run's machinery (execution mode, optimizer, scaler,
 // EMA, executor, update step, loader) built in order, and the loop as a few named steps: train an
-// epoch (micro-batches, their updates, the ranks' stops between updates), validate, end the epoch
-// (best fitness, patience, checkpoints).
+// epoch (micro-batches, their updates, the ranks' stops between updates), end the epoch
+// (checkpoints), and the results rows: at epoch ends, or every val_interval updates, each one
+// validating when due and weighing best fitness and patience.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -43,26 +44,35 @@ class TrainingRun {
 
  private:
   using Clock = std::chrono::steady_clock;
-  // What the progress report of the epoch in hand needs.
-  struct EpochClock {
-    Clock::time_point start = Clock::now();
+  // What the progress report and the results rows need of the time and the LR.
+  struct RunClock {
+    Clock::time_point epoch_start = Clock::now();
+    Clock::time_point row_start = Clock::now();  // the previous results row
     Clock::time_point last_read = Clock::now();
     double lr = 0;  // of the latest update
   };
 
   void restore(const Checkpoint& checkpoint);
-  EpochRecord train_epoch();
+  void train_epoch();
+  // The slot after the epoch's last micro-batch: the shard's end, or the group of the run's last update.
+  int64_t epoch_end_slot(const EpochShard& shard) const;
   // One micro-batch, the update when it ends its group, then the steps between updates.
-  void run_micro_batch(const EpochShard& shard, EpochClock& clock);
+  void run_micro_batch(const EpochShard& shard);
   // Between updates (after every micro-batch in one process): the ranks vote on stopping and on
-  // reading statistics back, save_interval's last.pt, and the stop itself.
-  void between_updates(const EpochShard& shard, int64_t group, bool group_done, EpochClock& clock);
+  // reading statistics back, val_interval's results row, save_interval's last.pt, and the stop itself.
+  void between_updates(const EpochShard& shard, int64_t group, bool group_done);
   // The update's place in the whole run's schedule.
   int64_t schedule_step(const EpochShard& shard, int64_t group) const;
   // Reads the executor's statistics back (the loop's one sync point), sums them over ranks and reports progress.
-  void fold_statistics(int64_t updates_in_epoch, const EpochClock& clock);
+  void fold_statistics(int64_t updates_in_epoch);
+  // The results row due now: the statistics since the previous row, validation when `validate_now`,
+  // best fitness and patience; the statistics start again.
+  EpochRecord take_record(bool validate_now);
   void validate(EpochRecord& record);
-  void end_epoch(EpochRecord& record, TrainingSummary& summary);
+  void end_epoch();
+  // last.pt at the epoch's `micro_batch` (best.pt when `record` is better, epoch<N>.pt at
+  // save_period's epoch ends), then the observers of `record` (null: no row here).
+  void save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record);
   // The state a checkpoint resumes from at the epoch's `micro_batch` (counted over all ranks).
   Checkpoint checkpoint(int64_t epoch, int64_t micro_batch, bool with_gradients) const;
 
@@ -78,6 +88,11 @@ class TrainingRun {
   ExecutionConfig execution_;
   TrainingComponents components_;
   LoopState state_;
+  RunClock clock_;
+  TrainingSummary summary_;
+  int64_t epoch_end_ = 0;       // epoch_end_slot of the epoch in hand
+  int64_t stop_position_ = 0;   // where in the epoch an updates= run stops; 0: at its end
+  bool patience_stop_ = false;  // a results row found no improvement for `patience` validations
   std::unique_ptr<StepExecutor> executor_;
   std::unique_ptr<UpdateStep> update_step_;
   std::unique_ptr<Loader> loader_;

@@ -16,6 +16,7 @@ struct TrainingSummary {
   int64_t updates = 0;
   double best_fitness = 0;
   int64_t best_epoch = 0;
+  int64_t best_updates = 0;  ///< updates done at the best validation
   std::vector<std::pair<std::string, double>> last_metrics;
   std::filesystem::path last_weights;
   std::filesystem::path best_weights;

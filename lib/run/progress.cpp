@@ -31,10 +31,14 @@ void ConsoleProgress::on_start(const TrainingPlan& plan, const std::vector<std::
   last_line_ = std::chrono::steady_clock::now();
   if (style_ == Style::quiet) return;
   const std::string ranks = plan.world_size > 1 ? " x " + std::to_string(plan.world_size) + " ranks" : "";
-  std::printf("training: %lld epochs x %lld updates (batch %lld x accumulate %lld%s = %lld), %s, amp %s\n",
-              static_cast<long long>(plan.epochs), static_cast<long long>(plan.updates_per_epoch),
+  const std::string length = plan.length_in_updates ? fmt::format(" = {} updates (updates=)", plan.total_updates) : "";
+  const std::string validation =
+      plan.val_interval > 0 ? fmt::format(", validating every {} updates", plan.val_interval) : "";
+  std::printf("training: %lld epochs x %lld updates%s (batch %lld x accumulate %lld%s = %lld)%s, %s, amp %s\n",
+              static_cast<long long>(plan.epochs), static_cast<long long>(plan.updates_per_epoch), length.c_str(),
               static_cast<long long>(plan.micro_batch), static_cast<long long>(plan.accumulate), ranks.c_str(),
-              static_cast<long long>(plan.effective_batch), plan.device.str().c_str(), amp_text(plan).c_str());
+              static_cast<long long>(plan.effective_batch), validation.c_str(), plan.device.str().c_str(),
+              amp_text(plan).c_str());
   std::fflush(stdout);
 }
 
@@ -80,8 +84,9 @@ void ConsoleProgress::on_epoch_end(const EpochRecord& record) {
   if (style_ == Style::quiet) return;
   if (bar_open_) std::printf("\n");
   bar_open_ = false;
-  std::string line = fmt::format("epoch {} done in {}: {:.0f} img/s, peak {:.0f} MB", record.epoch,
-                                 clock_text(record.seconds), record.images_per_second, record.peak_memory_mb);
+  std::string line =
+      fmt::format("epoch {}, update {}: trained {} at {:.0f} img/s, peak {:.0f} MB", record.epoch, record.updates,
+                  clock_text(record.seconds), record.images_per_second, record.peak_memory_mb);
   for (const auto& [name, value] : record.metrics) line += fmt::format(", {} {:.4f}", name, value);
   if (record.skipped_updates) line += fmt::format(", {} updates skipped (inf/NaN)", record.skipped_updates);
   std::printf("%s%s\n", line.c_str(), record.best ? " (best)" : "");

@@ -78,22 +78,27 @@ void draw_charts(const std::vector<Series>& series, const std::filesystem::path&
 ResultsPlot::ResultsPlot(std::filesystem::path path, std::filesystem::path history)
     : path_(std::move(path)), history_(std::move(history)) {}
 
-void ResultsPlot::on_start(const TrainingPlan&, const std::vector<std::string>& loss_names,
+void ResultsPlot::on_start(const TrainingPlan& plan, const std::vector<std::string>& loss_names,
                            const std::vector<std::string>& metric_names) {
   series_.clear();
+  updates_per_epoch_ = static_cast<double>(std::max<int64_t>(plan.updates_per_epoch, 1));
   loss_names_ = loss_names;
   for (const auto& name : loss_names) series_.push_back({"train/" + name, {}, {}});
   for (const auto& name : metric_names) series_.push_back({name, {}, {}});
   series_.push_back({"lr", {}, {}});
   if (history_.empty()) return;
   const ResultsTable table = read_results(history_);
+  const auto column_of = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(table.header.begin(), table.header.end(), name) - table.header.begin());
+  };
+  // Rows from before the updates column count whole epochs.
+  const size_t updates = column_of("updates");
+  const size_t epoch = column_of("epoch");
   for (auto& item : series_) {
-    const auto column = std::find(table.header.begin(), table.header.end(), item.name);
-    if (column == table.header.end()) continue;
-    const auto index = static_cast<size_t>(column - table.header.begin());
+    const size_t index = column_of(item.name);
     for (const auto& row : table.rows) {
-      if (row.size() <= index) continue;
-      item.x.push_back(row[0]);
+      if (index >= row.size()) continue;
+      item.x.push_back(updates < row.size() ? row[updates] / updates_per_epoch_ : row.at(epoch));
       item.y.push_back(row[index]);
     }
   }
@@ -108,7 +113,8 @@ Series& ResultsPlot::series(const std::string& name) {
 }
 
 void ResultsPlot::on_epoch_end(const EpochRecord& record) {
-  const auto epoch = static_cast<double>(record.epoch);
+  // In epochs, fractional for the rows of val_interval and the partial last epoch of updates=.
+  const double epoch = static_cast<double>(record.updates) / updates_per_epoch_;
   for (size_t i = 0; i < record.losses.size() && i < loss_names_.size(); ++i) {
     Series& target = series("train/" + loss_names_[i]);
     target.x.push_back(epoch);

@@ -1,4 +1,5 @@
-// results.png: one small line chart per loss, metric and the LR, redrawn after every epoch.
+// results.png: one small line chart per loss, metric and the LR, redrawn after every results row,
+// against epochs (fractional where rows fall inside an epoch).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -31,6 +32,7 @@ class ResultsPlot : public TrainingObserver {
   std::filesystem::path history_;
   std::vector<std::string> loss_names_;
   std::vector<Series> series_;
+  double updates_per_epoch_ = 1;
 };
 
 }  // namespace trainer

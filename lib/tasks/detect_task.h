@@ -33,6 +33,8 @@ class DetectTask : public Task, public Deployable {
   // The letterboxed samples with their target boxes and class names.
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   void plot_labels(const std::filesystem::path& path) const override;
+  // close_mosaic counts back from the run's epochs, derived ones (updates=) included.
+  void set_planned_epochs(int64_t epochs) override { shared_.schedule.epochs = epochs; }
   // Ultralytics back-propagates each batch's loss items times its batch size and accumulates, so
   // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
   // and grad_clip of an Ultralytics recipe mean the same here.
