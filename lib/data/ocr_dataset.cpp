@@ -157,6 +157,8 @@ void OcrDataset::check_dropped_for_characters(const fs::path& root) const {
   spdlog::warn("{}", text);
 }
 
-cv::Mat OcrDataset::image(size_t i) const { return read_image(path(i), options_.channels); }
+cv::Mat OcrDataset::image(size_t i) const {
+  return stand_ins_.read(i, samples_.size(), [&](size_t k) { return read_image(path(k), options_.channels); });
+}
 
 }  // namespace trainer

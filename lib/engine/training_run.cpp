@@ -129,6 +129,12 @@ TrainingSummary TrainingRun::fit() {
                    state_.best_epoch);
       break;
     }
+    // A stop asked for during validation or the epoch's saves ends the run here, at the last.pt
+    // just saved, rather than an update into the next epoch; after the last epoch the run is done.
+    if (state_.epoch + 1 < plan_.epochs) {
+      const int stop_signal = static_cast<int>(collective_.all_reduce({stop_wish()}, Reduction::max)[0]);
+      if (stop_signal != 0) throw TrainingInterrupted(folder_.last(), stop_signal);
+    }
   }
   summary.updates = state_.updates;
   summary.best_fitness = state_.best_fitness;
@@ -182,6 +188,8 @@ void TrainingRun::run_micro_batch(const EpochShard& shard, EpochClock& clock) {
   between_updates(shard, group, group_done, clock);
 }
 
+double TrainingRun::stop_wish() const { return hooks_.stop_check ? static_cast<double>(hooks_.stop_check()) : 0.0; }
+
 int64_t TrainingRun::schedule_step(const EpochShard& shard, int64_t group) const {
   // The schedule follows an update's place in the plan, not the count of updates done, so a run
   // resumed with another world size continues the curve where it was.
@@ -194,8 +202,7 @@ void TrainingRun::between_updates(const EpochShard& shard, int64_t group, bool g
   // they take the collectives inside those together.
   const bool read_due =
       group_done && collective_.layout().is_main() && seconds_since(clock.last_read) >= kReadBackSeconds;
-  const std::vector<double> vote = collective_.all_reduce(
-      {hooks_.stop_check ? static_cast<double>(hooks_.stop_check()) : 0.0, read_due ? 1.0 : 0.0}, Reduction::max);
+  const std::vector<double> vote = collective_.all_reduce({stop_wish(), read_due ? 1.0 : 0.0}, Reduction::max);
   const int stop_signal = static_cast<int>(vote[0]);
   if (group_done) {
     const bool epoch_done = state_.micro_batch == shard.slots();
@@ -278,15 +285,18 @@ void TrainingRun::end_epoch(EpochRecord& record, TrainingSummary& summary) {
   }
   // The checkpoint resumes at the start of the next epoch.
   state_.start_next_epoch();
+  // The epoch's row before its checkpoint: a run killed between the two resumes from the previous
+  // checkpoint, which drops the row and writes it again; the other order would lose it.
+  for (auto* observer : hooks_.observers) observer->on_epoch_end(record);
   if (folder_.writes()) {
+    // last.pt last: a run killed before it resumes from the previous one and writes the others again.
     const Checkpoint saved = checkpoint(record.epoch, 0, false);
-    save_checkpoint(folder_.last(), saved);
-    summary.last_weights = folder_.last();
     if (record.best) save_checkpoint(folder_.best(), strip_for_inference(saved));
     const int64_t period = settings_.output.save_period;
     if (period > 0 && record.epoch % period == 0) save_checkpoint(folder_.epoch(record.epoch), saved);
+    save_checkpoint(folder_.last(), saved);
+    summary.last_weights = folder_.last();
   }
-  for (auto* observer : hooks_.observers) observer->on_epoch_end(record);
   summary.last_metrics = record.metrics;
   summary.epochs_run = record.epoch;
 }

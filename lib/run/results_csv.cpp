@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "util/atomic_file.h"
-#include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -66,10 +65,10 @@ void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& l
       if (std::strtoll(line.c_str(), nullptr, 10) <= keep_epochs_) kept.push_back(line);
     }
   }
-  std::string text = join(columns(loss_names, metric_names), ",") + "\n";
-  for (const auto& line : kept) text += line + "\n";
+  text_ = join(columns(loss_names, metric_names), ",") + "\n";
+  for (const auto& line : kept) text_ += line + "\n";
   // A resumed run's rows survive a failed rewrite (a full disk) as they were.
-  write_file_atomically(path_, text);
+  write_file_atomically(path_, text_);
 }
 
 void ResultsCsv::on_epoch_end(const EpochRecord& record) {
@@ -90,9 +89,9 @@ void ResultsCsv::on_epoch_end(const EpochRecord& record) {
   row.push_back(fmt::format("{:.1f}", record.peak_memory_mb));
   row.push_back(std::to_string(record.input_shapes));
   row.push_back(std::to_string(record.graph_captures));
-  std::ofstream out(path_, std::ios::app);
-  out << join(row, ",") << "\n";
-  if (!out.flush()) throw UserError("cannot append to " + path_.string());
+  // The whole file again, atomically: an append cut short (a full disk, a kill) would leave half a row.
+  write_file_atomically(path_, text_ + join(row, ",") + "\n");
+  text_ += join(row, ",") + "\n";
 }
 
 }  // namespace trainer

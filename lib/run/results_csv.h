@@ -29,6 +29,7 @@ class ResultsCsv : public TrainingObserver {
   std::filesystem::path path_;
   int64_t keep_epochs_;
   std::vector<std::string> metric_names_;
+  std::string text_;  // the file as written last
 };
 
 }  // namespace trainer
