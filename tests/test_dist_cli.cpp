@@ -1,6 +1,7 @@
 // Distributed training through the real binary (R17): `nproc=2` and torchrun reach the weights of
 // one process with the doubled batch; a rank that dies or hangs makes the others fail within
-// dist_timeout; a two-rank run stopped by SIGINT resumes exactly, and resumes with one rank.
+// dist_timeout; a two-rank run stopped by SIGINT resumes exactly, and resumes with one rank; a rank
+// killed inside a checkpoint write leaves a last.pt that resumes.
 #include <catch2/catch.hpp>
 
 #include <csignal>
@@ -189,5 +190,46 @@ TEST_CASE("a two-rank run stopped by SIGINT resumes exactly, and its checkpoints
     INFO(single.output);
     REQUIRE(single.exit_code == 0);
     CHECK(max_relative_difference(trainer::load_checkpoint(copy).model, expected) < kTolerance);
+  }
+}
+
+TEST_CASE("a rank killed inside a checkpoint write leaves a last.pt that loads and resumes", "[dist][cli][faults]") {
+  const std::string victim = GENERATE("RANK=0", "RANK=1");
+  INFO(victim << " killed while rank 0 writes last.pt");
+  TempDir dir("dist-kill-write");
+  write_two_class_images(dir / "data", {20, 6, 16, 5, "a", "b"});
+  const std::filesystem::path last = weights(dir, "killed");
+  // Every atomic write pauses 3 s between its temporary file and the rename (the test hook), so the
+  // kill lands inside rank 0's write of last.pt after a first one is in place.
+  BackgroundCommand launcher("env TRAINER_WRITE_PAUSE_MS=3000 " + std::string(TRAINER_BINARY) + " train " +
+                             recipe(dir, "killed") + " epochs=3 batch=8 nproc=2 save_interval=1 --quiet");
+  REQUIRE(wait_for_file(last, 180));
+  const auto writing = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(last.parent_path())) {
+      if (entry.path().filename().string().rfind("last.pt.tmp-", 0) == 0) return true;
+    }
+    return false;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (!writing() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(writing());
+  const pid_t rank = child_with(launcher.pid(), victim);
+  REQUIRE(rank > 0);
+  kill(rank, SIGKILL);
+  const std::optional<int> code = launcher.wait_for(60);
+  INFO(launcher.output());
+  REQUIRE(code);
+  CHECK(*code != 0);
+  CHECK_THAT(launcher.output(), Catch::Contains("killed by signal 9"));
+  const trainer::Checkpoint saved = trainer::load_checkpoint(last);  // the previous file, or the one completed
+  CHECK(saved.epoch < 3);
+
+  const CommandResult resumed = run_trainer("train resume=" + last.string() + " --quiet");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(trainer::load_checkpoint(last).epoch == 3);
+  for (const auto& entry : std::filesystem::directory_iterator(last.parent_path())) {
+    INFO(entry.path());
+    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);  // the killed write's is gone
   }
 }

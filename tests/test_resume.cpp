@@ -42,7 +42,8 @@ NamedTensors uninterrupted_weights(const std::vector<std::string>& recipe = kRec
   return state_dict(task.model());
 }
 
-// Stops after `stop_after` micro-batches, then resumes from last.pt in a fresh task and trainer.
+// Stops at the stop_after-th poll of the stop check (after each micro-batch and at each epoch's
+// end), then resumes from last.pt in a fresh task and trainer.
 NamedTensors interrupted_weights(int64_t stop_after, const std::filesystem::path& folder,
                                  const std::vector<std::string>& recipe = kRecipe) {
   std::filesystem::create_directories(folder / "weights");
@@ -65,9 +66,10 @@ NamedTensors interrupted_weights(int64_t stop_after, const std::filesystem::path
 
 TEST_CASE("a run stopped anywhere and resumed ends bit-identical", "[engine][resume]") {
   const NamedTensors reference = uninterrupted_weights();
-  // mid-group, at a group boundary, the epoch's short last group, and inside the second epoch
-  const int64_t stop_after = GENERATE(1, 3, 13, 17, 20);
-  INFO("stopped after micro-batch " << stop_after);
+  // mid-group, at a group boundary, the epoch's short last group, the epoch's end (the 14th poll)
+  // and inside the second epoch
+  const int64_t stop_after = GENERATE(1, 3, 13, 14, 17, 20);
+  INFO("stopped at poll " << stop_after);
   TempDir dir("resume");
   CHECK(identical(interrupted_weights(stop_after, dir.path()), reference));
 }
@@ -78,7 +80,7 @@ TEST_CASE("Adam and Adadelta runs stopped mid-group and mid-epoch resume bit-ide
   const NamedTensors reference = uninterrupted_weights(recipe);
   CHECK_FALSE(identical(reference, uninterrupted_weights()));  // the optimizer really is another one
   const int64_t stop_after = GENERATE(4, 17);
-  INFO(optimizer << " stopped after micro-batch " << stop_after);
+  INFO(optimizer << " stopped at poll " << stop_after);
   TempDir dir("resume-" + optimizer);
   CHECK(identical(interrupted_weights(stop_after, dir.path(), recipe), reference));
 }
@@ -89,7 +91,8 @@ TEST_CASE("an interrupted checkpoint records its position and the unfinished gra
   SmokeTask task(kSamples, 11);
   Trainer trainer(load_settings(std::nullopt, kRecipe), task, dir.path());
   int64_t micro_batches = 0;
-  trainer.set_stop_check([&] { return ++micro_batches == 17; });
+  // Polled after each micro-batch and once at the end of an epoch: the 18th poll follows micro-batch 17.
+  trainer.set_stop_check([&] { return ++micro_batches == 18; });
   CHECK_THROWS_AS(trainer.fit(), TrainingInterrupted);
   const Checkpoint checkpoint = load_checkpoint(dir.path() / "weights" / "last.pt");
   CHECK(checkpoint.epoch == 1);

@@ -24,6 +24,7 @@
 #include "io/checkpoint.h"
 #include "io/pretrained.h"
 #include "io/run_folder.h"
+#include "io/run_lock.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
 #include "onnx/onnx_export.h"
@@ -37,7 +38,6 @@
 #include "tasks/task_factory.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
-#include "util/file_write.h"
 #include "util/host_allocator.h"
 #include "util/onednn_check.h"
 #include "util/stop_signal.h"
@@ -204,8 +204,16 @@ int run_train(const CommonOptions& options) {
   task->pin_derived_settings(settings);
   if (!resume && main_rank) {
     folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
-    write_file(folder.args(), to_yaml(settings));
   }
+  // Held until the process ends; taken before this run writes anything into the folder.
+  std::optional<RunLock> lock;
+  if (main_rank) {
+    lock.emplace(folder.root);
+    // What a run killed inside a write left; the lock says no live run is writing them.
+    remove_stale_temporaries(folder.root);
+    remove_stale_temporaries(folder.weights());
+  }
+  if (!resume && main_rank) write_file_atomically(folder.args(), to_yaml(settings));
   Trainer trainer(settings, *task, main_rank ? folder.root : std::filesystem::path(), collective);
   if (resume) trainer.resume_from(resume->checkpoint);
   install_stop_signals();

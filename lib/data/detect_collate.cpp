@@ -40,11 +40,16 @@ LabelledImage training_source(const DetectDataset& data, size_t index, int64_t s
 // with a memo the letterboxed image is kept (it has no random part).
 LabelledImage evaluation_sample(const DetectDataset& data, size_t index, const DetectAugment& augment,
                                 const ImageMemo* memo) {
-  const Letterbox geometry = letterbox_geometry(data.original_size(index), augment.imgsz, augment.scaleup);
+  // The geometry after the decode: a file found unreadable there changes the sample's size to its stand-in's.
+  const auto geometry_now = [&] {
+    return letterbox_geometry(data.original_size(index), augment.imgsz, augment.scaleup);
+  };
   const auto make = [&] {
-    return letterbox({decode(data, index), {}}, geometry, augment.imgsz, augment.pad_value).image;
+    const cv::Mat decoded = decode(data, index);
+    return letterbox({decoded, {}}, geometry_now(), augment.imgsz, augment.pad_value).image;
   };
   cv::Mat image = memo ? memo->get(index, make) : make();
+  const Letterbox geometry = geometry_now();
   std::vector<PixelBox> boxes = geometry.to_letterbox(to_pixel_boxes(data.boxes(index), geometry.original));
   return {std::move(image), std::move(boxes)};
 }

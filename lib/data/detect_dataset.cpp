@@ -110,9 +110,10 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
 }
 
 cv::Mat DetectDataset::image(size_t i, int reduction) const {
-  const Sample& sample = samples_.at(i);
-  TORCH_INTERNAL_ASSERT(reduction <= max_reduction(i), "only JPEG files decode reduced");
-  return read_image(sample.path, 3, reduction);
+  return stand_ins_.read(i, samples_.size(), [&](size_t k) {
+    const Sample& sample = samples_.at(k);
+    return read_image(sample.path, 3, sample.jpeg ? reduction : 1);  // a stand-in may be no JPEG
+  });
 }
 
 }  // namespace trainer

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/stand_in_images.h"
 #include "data/yolo_labels.h"
 
 namespace trainer {
@@ -43,14 +44,16 @@ class DetectDataset {
   size_t size() const { return samples_.size(); }
   const std::string& path(size_t i) const { return samples_.at(i).path; }
   // Width and height of the file as decoded, which validation maps predictions back to.
-  cv::Size original_size(size_t i) const { return samples_.at(i).size; }
-  const std::vector<YoloBox>& boxes(size_t i) const { return samples_.at(i).boxes; }
+  // Like boxes(i), the stand-in's once sample i's file failed to read (stand_in_images.h).
+  cv::Size original_size(size_t i) const { return samples_.at(stand_ins_.resolve(i)).size; }
+  const std::vector<YoloBox>& boxes(size_t i) const { return samples_.at(stand_ins_.resolve(i)).boxes; }
   // RGB uint8 at original_size(i), or at 1/reduction of each side (rounded up) decoded at that
-  // size, for reduction up to max_reduction(i). Throws UserError naming the file when it cannot
-  // be read.
+  // size, for reduction up to max_reduction(i) (a file that is no JPEG decodes whole). A file that
+  // fails to read after the scan is skipped and another sample stands in for it (stand_in_images.h);
+  // throws UserError naming the file when no sample can be read.
   cv::Mat image(size_t i, int reduction = 1) const;
   // 8 for JPEG files (libjpeg's DCT scaling), else 1.
-  int max_reduction(size_t i) const { return samples_.at(i).jpeg ? 8 : 1; }
+  int max_reduction(size_t i) const { return samples_.at(stand_ins_.resolve(i)).jpeg ? 8 : 1; }
   const DetectScanSummary& summary() const { return summary_; }
 
  private:
@@ -62,6 +65,7 @@ class DetectDataset {
   };
   std::vector<Sample> samples_;
   DetectScanSummary summary_;
+  StandInImages stand_ins_;
 };
 
 }  // namespace trainer

@@ -172,17 +172,18 @@ ImageFolder::ImageFolder(const std::string& root, Split split, double max_bad_fr
                 from_cache_ ? " (scan cached)" : "");
 }
 
-cv::Mat ImageFolder::image(size_t i) const { return read_image(samples_.at(i).path, channels_); }
+cv::Mat ImageFolder::image(size_t i) const { return reduced_image(i, 1); }
 
 ImageGeometry ImageFolder::geometry(size_t i) const {
-  const Sample& sample = samples_.at(i);
+  const Sample& sample = samples_.at(stand_ins_.resolve(i));
   return {sample.size, sample.jpeg ? 8 : 1};
 }
 
 cv::Mat ImageFolder::reduced_image(size_t i, int reduction) const {
-  const Sample& sample = samples_.at(i);
-  TORCH_INTERNAL_ASSERT(reduction == 1 || sample.jpeg, "only JPEG files decode reduced");
-  return read_image(sample.path, channels_, reduction);
+  return stand_ins_.read(i, samples_.size(), [&](size_t k) {
+    const Sample& sample = samples_.at(k);
+    return read_image(sample.path, channels_, sample.jpeg ? reduction : 1);  // a stand-in may be no JPEG
+  });
 }
 
 Normalization ImageFolder::normalization() const {

@@ -5,6 +5,7 @@
 // Ultralytics' train.cache), so later runs on the same files skip it.
 #pragma once
 #include "data/image_dataset.h"
+#include "data/stand_in_images.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -26,11 +27,13 @@ class ImageFolder : public ImageDataset {
               int64_t native_size = 224, bool cache = true);
 
   size_t size() const override { return samples_.size(); }
+  // A file that fails to read after the scan is skipped and another sample stands in for it, its
+  // label and geometry with it (stand_in_images.h).
   cv::Mat image(size_t i) const override;
   // JPEG files reduce by up to 8.
   ImageGeometry geometry(size_t i) const override;
   cv::Mat reduced_image(size_t i, int reduction) const override;
-  int64_t label(size_t i) const override { return samples_.at(i).label; }
+  int64_t label(size_t i) const override { return samples_.at(stand_ins_.resolve(i)).label; }
   const std::vector<std::string>& class_names() const override { return classes_; }
   // 1 when every image is grey, else 3 with grey images expanded.
   int64_t channels() const override { return channels_; }
@@ -53,6 +56,7 @@ class ImageFolder : public ImageDataset {
   int64_t native_size_;
   size_t skipped_ = 0;
   bool from_cache_ = false;
+  StandInImages stand_ins_;
 };
 
 }  // namespace trainer

@@ -159,7 +159,9 @@ void OcrDataset::check_dropped_for_characters(const fs::path& root) const {
 }
 
 cv::Mat OcrDataset::image(size_t i) const {
-  return stretch_contrast(read_image(path(i), options_.channels), options_.contrast_adjust);
+  const cv::Mat image =
+      stand_ins_.read(i, samples_.size(), [&](size_t k) { return read_image(path(k), options_.channels); });
+  return stretch_contrast(image, options_.contrast_adjust);
 }
 
 }  // namespace trainer

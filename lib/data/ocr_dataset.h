@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/charset.h"
+#include "data/stand_in_images.h"
 
 namespace trainer {
 
@@ -54,7 +55,8 @@ class OcrDataset {
 
   size_t size() const { return samples_.size(); }
   const std::string& path(size_t i) const { return samples_.at(i).path; }
-  const std::u32string& label(size_t i) const { return samples_.at(i).label; }
+  // The stand-in's once sample i's file failed to read (stand_in_images.h).
+  const std::u32string& label(size_t i) const { return samples_.at(stand_ins_.resolve(i)).label; }
   // The image's resized width at img_h, at most img_w.
   int64_t width(size_t i) const { return samples_.at(i).width; }
   // The select_data entry (or, without select_data, the folder) the sample comes from.
@@ -62,7 +64,8 @@ class OcrDataset {
   const std::vector<std::string>& group_names() const { return group_names_; }
   const OcrFilterCounts& filter_counts() const { return counts_; }
   const OcrDataOptions& options() const { return options_; }
-  // uint8 with options().channels channels at the file's own size.
+  // uint8 with options().channels channels at the file's own size; another sample's, with its
+  // label, once the file fails to read after the scan (stand_in_images.h).
   cv::Mat image(size_t i) const;
 
  private:
@@ -78,6 +81,7 @@ class OcrDataset {
   std::vector<Sample> samples_;
   std::vector<std::string> group_names_;
   OcrFilterCounts counts_;
+  StandInImages stand_ins_;
 };
 
 }  // namespace trainer

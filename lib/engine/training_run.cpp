@@ -124,7 +124,14 @@ TrainingSummary TrainingRun::fit() {
   for (; state_.epoch < plan_.epochs && !patience_stop_; ++state_.epoch) {
     train_epoch();
     // A row inside the epoch spent the patience: its last.pt is where the run stands.
-    if (!patience_stop_) end_epoch();
+    if (patience_stop_) break;
+    end_epoch();
+    // A stop asked for during validation or the epoch's saves ends the run here, at the last.pt
+    // just saved, rather than an update into the next epoch; after the last epoch the run is done.
+    if (!patience_stop_ && state_.epoch + 1 < plan_.epochs) {
+      const int stop_signal = static_cast<int>(collective_.all_reduce({stop_wish()}, Reduction::max)[0]);
+      if (stop_signal != 0) throw TrainingInterrupted(folder_.last(), stop_signal);
+    }
   }
   summary_.updates = state_.updates;
   summary_.best_fitness = state_.best_fitness;
@@ -178,6 +185,8 @@ void TrainingRun::run_micro_batch(const EpochShard& shard) {
   between_updates(shard, group, group_done);
 }
 
+double TrainingRun::stop_wish() const { return hooks_.stop_check ? static_cast<double>(hooks_.stop_check()) : 0.0; }
+
 int64_t TrainingRun::schedule_step(const EpochShard& shard, int64_t group) const {
   // The schedule follows an update's place in the plan, not the count of updates done, so a run
   // resumed with another world size continues the curve where it was.
@@ -190,8 +199,7 @@ void TrainingRun::between_updates(const EpochShard& shard, int64_t group, bool g
   // they take the collectives inside those together.
   const bool read_due =
       group_done && collective_.layout().is_main() && seconds_since(clock_.last_read) >= kReadBackSeconds;
-  const std::vector<double> vote = collective_.all_reduce(
-      {hooks_.stop_check ? static_cast<double>(hooks_.stop_check()) : 0.0, read_due ? 1.0 : 0.0}, Reduction::max);
+  const std::vector<double> vote = collective_.all_reduce({stop_wish(), read_due ? 1.0 : 0.0}, Reduction::max);
   const int stop_signal = static_cast<int>(vote[0]);
   if (group_done) {
     // The epoch's last update makes its row (if any) in end_epoch, with the next epoch's last.pt.
@@ -319,19 +327,23 @@ void TrainingRun::end_epoch() {
 }
 
 void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record) {
+  // The row before its checkpoint: a run killed between the two resumes from the previous
+  // checkpoint, which drops the row and writes it again; the other order would lose it.
+  if (record != nullptr) {
+    for (auto* observer : hooks_.observers) observer->on_epoch_end(*record);
+    summary_.last_metrics = record->metrics;
+  }
   if (folder_.writes()) {
+    // last.pt last: a run killed before it resumes from the previous one and writes the others again.
     const Checkpoint saved = checkpoint(epoch, micro_batch, false);
-    save_checkpoint(folder_.last(), saved);
-    summary_.last_weights = folder_.last();
     if (record != nullptr && record->best) save_checkpoint(folder_.best(), strip_for_inference(saved));
     // save_period keeps epoch ends only (micro-batch 0 of the next epoch).
     const int64_t period = settings_.output.save_period;
     if (micro_batch == 0 && period > 0 && epoch % period == 0) save_checkpoint(folder_.epoch(epoch), saved);
+    save_checkpoint(folder_.last(), saved);
+    summary_.last_weights = folder_.last();
   }
-  if (record == nullptr) return;
-  for (auto* observer : hooks_.observers) observer->on_epoch_end(*record);
-  summary_.last_metrics = record->metrics;
-  clock_.row_start = Clock::now();
+  if (record != nullptr) clock_.row_start = Clock::now();
 }
 
 Checkpoint TrainingRun::checkpoint(int64_t epoch, int64_t micro_batch, bool with_gradients) const {

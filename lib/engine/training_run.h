@@ -61,6 +61,8 @@ class TrainingRun {
   // Between updates (after every micro-batch in one process): the ranks vote on stopping and on
   // reading statistics back, val_interval's results row, save_interval's last.pt, and the stop itself.
   void between_updates(const EpochShard& shard, int64_t group, bool group_done);
+  // This rank's vote on stopping: the signal that asked for it, 0 for none.
+  double stop_wish() const;
   // The update's place in the whole run's schedule.
   int64_t schedule_step(const EpochShard& shard, int64_t group) const;
   // Reads the executor's statistics back (the loop's one sync point), sums them over ranks and reports progress.

@@ -7,12 +7,20 @@ namespace trainer {
 std::filesystem::path make_numbered_folder(const std::filesystem::path& parent, const std::string& name,
                                            bool exist_ok) {
   std::filesystem::path folder = parent / name;
-  for (int suffix = 2; !exist_ok && std::filesystem::exists(folder); ++suffix) {
+  std::error_code error;
+  if (exist_ok) {
+    std::filesystem::create_directories(folder, error);
+    if (error) throw UserError("cannot create folder " + folder.string() + ": " + error.message());
+    return folder;
+  }
+  std::filesystem::create_directories(parent, error);
+  if (error) throw UserError("cannot create folder " + parent.string() + ": " + error.message());
+  // create_directory says whether this call made the folder: two runs started together never
+  // both take the same name.
+  for (int suffix = 2; !std::filesystem::create_directory(folder, error); ++suffix) {
+    if (error) throw UserError("cannot create folder " + folder.string() + ": " + error.message());
     folder = parent / (name + std::to_string(suffix));
   }
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) throw UserError("cannot create folder " + folder.string() + ": " + error.message());
   return folder;
 }
 

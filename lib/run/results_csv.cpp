@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "util/atomic_file.h"
-#include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -86,10 +85,10 @@ void ResultsCsv::on_start(const TrainingPlan&, const std::vector<std::string>& l
                           const std::vector<std::string>& metric_names) {
   metric_names_ = metric_names;
   const std::vector<std::string> header = columns(loss_names, metric_names);
-  std::string text = join(header, ",") + "\n";
-  for (const auto& line : kept_rows(header)) text += line + "\n";
+  text_ = join(header, ",") + "\n";
+  for (const auto& line : kept_rows(header)) text_ += line + "\n";
   // A resumed run's rows survive a failed rewrite (a full disk) as they were.
-  write_file_atomically(path_, text);
+  write_file_atomically(path_, text_);
 }
 
 void ResultsCsv::on_epoch_end(const EpochRecord& record) {
@@ -111,9 +110,9 @@ void ResultsCsv::on_epoch_end(const EpochRecord& record) {
   row.push_back(std::to_string(record.input_shapes));
   row.push_back(std::to_string(record.graph_captures));
   row.push_back(std::to_string(record.updates));
-  std::ofstream out(path_, std::ios::app);
-  out << join(row, ",") << "\n";
-  if (!out.flush()) throw UserError("cannot append to " + path_.string());
+  // The whole file again, atomically: an append cut short (a full disk, a kill) would leave half a row.
+  write_file_atomically(path_, text_ + join(row, ",") + "\n");
+  text_ += join(row, ",") + "\n";
 }
 
 }  // namespace trainer

@@ -40,6 +40,7 @@ class ResultsCsv : public TrainingObserver {
   std::filesystem::path path_;
   std::optional<ResumedRows> resumed_;
   std::vector<std::string> metric_names_;
+  std::string text_;  // the file as written last
 };
 
 }  // namespace trainer

@@ -5,9 +5,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "util/error.h"
 #include "util/file_write.h"
@@ -17,11 +20,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kTemporaryMark = ".tmp-";
+
 // The process id and a counter keep two processes, or two threads, writing the same file from
 // sharing a temporary.
 fs::path temporary_for(const fs::path& path) {
   static std::atomic<uint64_t> counter{0};
-  return path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return path.string() + kTemporaryMark + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+// A test hook (docs/reliability.md): TRAINER_WRITE_PAUSE_MS=N holds every replacement for N ms
+// between writing the whole temporary file and renaming it, so that tests and scripts/soak-resume
+// can signal or kill a process inside a checkpoint write.
+void pause_for_tests() {
+  static const long milliseconds = [] {
+    const char* value = std::getenv("TRAINER_WRITE_PAUSE_MS");
+    return value ? std::strtol(value, nullptr, 10) : 0L;
+  }();
+  if (milliseconds > 0) std::this_thread::sleep_for(std::chrono::milliseconds(milliseconds));
 }
 
 // Data the kernel has accepted may still fail to reach the disk (no space for delayed blocks):
@@ -42,6 +58,7 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
   try {
     write(temporary);
     sync_file(temporary);
+    pause_for_tests();
     std::error_code error;
     fs::rename(temporary, path, error);
     if (error) throw UserError("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
@@ -56,6 +73,15 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
+  }
+}
+
+void remove_stale_temporaries(const fs::path& folder) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (entry.path().filename().string().find(kTemporaryMark) == std::string::npos) continue;
+    std::error_code ignored;
+    if (entry.is_regular_file(ignored)) fs::remove(entry.path(), ignored);
   }
 }
 

@@ -13,6 +13,11 @@ namespace trainer {
 void replace_file_atomically(const std::filesystem::path& path,
                              const std::function<void(const std::filesystem::path& temporary)>& write);
 
+// Removes the temporary files that replacements into `folder` left when their process died
+// mid-write (kill -9, power loss). Only for a folder no other process is writing into (a locked
+// run folder): a live writer's temporary would go too.
+void remove_stale_temporaries(const std::filesystem::path& folder);
+
 // Replaces `path` with `bytes` in the same way; any failure is a UserError naming the file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
