@@ -73,15 +73,22 @@ TEST_CASE("resume from a truncated or corrupted last.pt is refused, naming the f
   const std::string saved = read_text(last);
   const std::string results = read_text(run_folder(dir, "run") / "results.csv");
 
-  const std::string damage = GENERATE("cut in half", "cut to its first 100 bytes", "empty");
+  const std::string damage = GENERATE("cut in half", "cut to its first 100 bytes", "empty", "one byte flipped");
   INFO(damage);
-  write_text(last, saved.substr(0, damage == "empty" ? 0 : damage == "cut in half" ? saved.size() / 2 : 100));
+  if (damage == "one byte flipped") {  // the middle of the file: inside the weights' storages
+    std::string flipped = saved;
+    flipped[flipped.size() / 2] ^= 0x01;
+    write_text(last, flipped);
+  } else {
+    write_text(last, saved.substr(0, damage == "empty" ? 0 : damage == "cut in half" ? saved.size() / 2 : 100));
+  }
   const std::string damaged = read_text(last);
   const CommandResult resumed = run_trainer("train resume=" + last.string() + " epochs=2");
   INFO(resumed.output);
   CHECK(resumed.exit_code == 2);
   CHECK_THAT(resumed.output, Catch::Contains("error: ") && Catch::Contains(last.string()));
   CHECK_THAT(resumed.output, !Catch::Contains("resuming at epoch") && !Catch::Contains("internal error"));
+  if (damage == "one byte flipped") CHECK_THAT(resumed.output, Catch::Contains("fails its CRC-32 check"));
   // Nothing of the damaged file was used: the folder is as it was.
   CHECK(read_text(last) == damaged);
   CHECK(read_text(run_folder(dir, "run") / "results.csv") == results);

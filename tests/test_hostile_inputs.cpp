@@ -299,6 +299,35 @@ TEST_CASE("a zip with overlapping, looping or oversized entries is refused befor
   refused_quickly([&] { read_archive(dir.file("counted.pt")); }, {dir.file("counted.pt"), "central directory"});
 }
 
+TEST_CASE("a byte changed inside a torch.save entry fails its CRC-32 check, naming the file and entry", "[hostile]") {
+  TempDir dir;
+  c10::impl::GenericDict weights(c10::StringType::get(), c10::TensorType::get());
+  weights.insert("w", torch::arange(16, torch::kFloat).reshape({4, 4}));
+  write_archive(dir.file("good.pt"), weights);
+  const std::string good = bytes_of(dir.file("good.pt"));
+  // Where an entry's bytes start: after its local header, whose name and extra field lengths
+  // differ from the central directory's (LibTorch pads the local extra field to align data).
+  const auto data_of = [&](const std::string& name) {
+    const size_t entry = directory_entry(good, name);
+    const size_t local = uint32_t(good[entry + 42] & 0xFF) | uint32_t(good[entry + 43] & 0xFF) << 8;
+    return local + 30 + (uint8_t(good[local + 26]) | uint8_t(good[local + 27]) << 8) +
+           (uint8_t(good[local + 28]) | uint8_t(good[local + 29]) << 8);
+  };
+  const std::string name = GENERATE("data/0", "data.pkl");
+  INFO(name);
+  std::string flipped = good;
+  flipped[data_of(name) + 5] ^= 0x10;
+  write_bytes(dir.file("flipped.pt"), flipped);
+  refused_quickly([&] { read_archive(dir.file("flipped.pt")); },
+                  {dir.file("flipped.pt"), "entry '" + name + "' fails its CRC-32 check"});
+  refused_quickly([&] { read_pretrained(dir.file("flipped.pt")); }, {dir.file("flipped.pt"), "CRC-32"});
+  // The same bytes put back load as written.
+  flipped[data_of(name) + 5] ^= 0x10;
+  write_bytes(dir.file("flipped.pt"), flipped);
+  CHECK(torch::equal(read_archive(dir.file("flipped.pt")).toGenericDict().at("w").toTensor(),
+                     torch::arange(16).reshape({4, 4}).to(torch::kFloat)));
+}
+
 TEST_CASE("a .pt whose pickle calls os.system is refused by name and nothing runs", "[hostile]") {
   // tests/test_ultralytics_checkpoint.cpp ("... is refused by name") holds the files Python writes
   // with os.system, eval, subprocess.Popen and getattr through every reader; here the global alone,

@@ -664,24 +664,29 @@ size_t storage_bytes(const std::string& path, at::ScalarType dtype, int64_t nume
 }
 
 c10::IValue read_zip(const std::string& path, PythonObjects objects) {
-  check_zip_layout(path);  // before miniz allocates what the archive claims
+  const ZipChecksums checksums = check_zip_layout(path);  // before miniz allocates what the archive claims
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
+    const auto read_record = [&](const std::string& record) {
+      auto data_and_size = reader.getRecord(record);
+      checksums.verify(record, std::get<0>(data_and_size).get(), std::get<1>(data_and_size));
+      return data_and_size;
+    };
     if (reader.hasRecord("byteorder")) {
-      const auto [order, size] = reader.getRecord("byteorder");
+      const auto [order, size] = read_record("byteorder");
       if (std::string(static_cast<const char*>(order.get()), size) != "little") {
         unsupported(path, "big-endian data");
       }
     }
     if (!reader.hasRecord("data.pkl")) corrupt(path, "the archive has no data.pkl");
-    const auto [pickle, pickle_size] = reader.getRecord("data.pkl");
+    const auto [pickle, pickle_size] = read_record("data.pkl");
     std::map<std::string, at::Storage> storages;  // by key, so views share their storage
     const StorageLoader load = [&](const std::string& key, at::ScalarType dtype, int64_t numel) {
       auto found = storages.find(key);
       if (found == storages.end()) {
         const std::string record = "data/" + key;
         if (!reader.hasRecord(record)) corrupt(path, "the archive lacks the storage " + record);
-        auto [bytes, size] = reader.getRecord(record);
+        auto [bytes, size] = read_record(record);
         found = storages
                     .emplace(key, at::Storage(at::Storage::use_byte_size_t(), size,
                                               std::move(bytes), /*allocator=*/nullptr,

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <vector>
 
+#include <zlib.h>
+
 #include "util/error.h"
 
 namespace trainer {
@@ -79,6 +81,7 @@ Directory find_directory(Archive& archive) {
 struct Entry {
   std::string name;
   uint64_t begin = 0, end = 0;  ///< the local header up to the end of the data
+  uint32_t crc32 = 0;
 };
 
 // The 64-bit values of a zip64 extra field, in the order of the 32-bit fields they replace.
@@ -111,6 +114,7 @@ Entry read_entry(Archive& archive, const std::string& directory, size_t& at, uin
     archive.fail("the central directory is truncated");
   }
   Entry entry{directory.substr(at + kDirectorySize, name_size)};
+  entry.crc32 = uint32_t(little_endian(directory, at + 16, 4));
   read_zip64_extra(directory.substr(at + kDirectorySize + name_size, extra_size), uncompressed, compressed, offset);
   at += kDirectorySize + name_size + extra_size + comment_size;
   const std::string what = "entry '" + entry.name + "'";
@@ -132,9 +136,35 @@ Entry read_entry(Archive& archive, const std::string& directory, size_t& at, uin
   return entry;
 }
 
+// The name LibTorch's reader asks for: the part after the archive's top folder.
+std::string record_name(const std::string& entry_name) {
+  const size_t slash = entry_name.find('/');
+  return slash == std::string::npos ? entry_name : entry_name.substr(slash + 1);
+}
+
 }  // namespace
 
-void check_zip_layout(const std::string& path) {
+void ZipChecksums::verify(const std::string& record, const void* bytes, size_t size) const {
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  // The fuzz build (tests/fuzz) mutates entries without fixing their checksums; checking them
+  // would stop nearly every input before the unpickler it is there to reach.
+  return;
+#endif
+  const auto found = crc32_by_record_.find(record);
+  if (found == crc32_by_record_.end()) return;  // LibTorch's reader has already refused a missing record
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (size_t done = 0; done < size;) {  // zlib's length is 32-bit
+    const size_t chunk = std::min<size_t>(size - done, 1u << 30);
+    crc = crc32(crc, static_cast<const Bytef*>(bytes) + done, uInt(chunk));
+    done += chunk;
+  }
+  if (uint32_t(crc) != found->second) {
+    throw UserError("'" + path_ + "' is not a readable torch.save file: its zip archive is corrupt: entry '" + record +
+                    "' fails its CRC-32 check (its bytes changed after they were written)");
+  }
+}
+
+ZipChecksums check_zip_layout(const std::string& path) {
   Archive archive(path);
   const Directory found = find_directory(archive);
   // Each entry takes at least 46 bytes of the directory, which bounds the count before anything
@@ -145,12 +175,15 @@ void check_zip_layout(const std::string& path) {
   size_t at = 0;
   for (uint64_t i = 0; i < found.entries; ++i) entries.push_back(read_entry(archive, directory, at, found.offset));
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
-  for (size_t i = 1; i < entries.size(); ++i) {
-    if (entries[i].begin < entries[i - 1].end) {
+  std::map<std::string, uint32_t> crc32_by_record;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0 && entries[i].begin < entries[i - 1].end) {
       archive.fail("entries '" + entries[i - 1].name + "' and '" + entries[i].name +
                    "' overlap (a zip bomb's layout; torch.save never writes one)");
     }
+    crc32_by_record.emplace(record_name(entries[i].name), entries[i].crc32);
   }
+  return ZipChecksums(path, std::move(crc32_by_record));
 }
 
 }  // namespace trainer
