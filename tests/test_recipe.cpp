@@ -234,6 +234,11 @@ TEST_CASE("malformed or missing recipe files are clear errors", "[config]") {
   CHECK_THAT(error_of((dir / "bad.yaml").string(), {}), Catch::Contains("invalid YAML"));
   write_text(dir / "nested.yaml", "batch:\n  a: 1\n");
   CHECK_THAT(error_of((dir / "nested.yaml").string(), {}), Catch::Contains("single value"));
+  // A fuzz finding (tests/fuzz/corpus/recipe/crash-sequence-as-key): a list as a key escaped as
+  // yaml-cpp's conversion error.
+  write_text(dir / "list_key.yaml", "{[a, b]: 1, epochs: 2}\n");
+  CHECK_THAT(error_of((dir / "list_key.yaml").string(), {}),
+             Catch::Contains("list_key.yaml:1:2") && Catch::Contains("a key is a single word"));
 }
 
 TEST_CASE("the resolved recipe loads back to the same settings", "[config]") {

@@ -91,6 +91,8 @@ TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   CHECK(trainer::datasets_dir() == "/srv/datasets");
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\nweights: x\n");
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("'weights'"));
+  write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n[a, b]: x\n");
+  CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("single word"));
   if (previous) {
     setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
   } else {

@@ -127,7 +127,9 @@ std::string mark_text(const std::string& path, const YAML::Mark& mark) {
 void apply_entry(Settings& settings, const YAML::Node& name_node, const YAML::Node& node, const std::string& path,
                  GivenKeys& given, LoadNotes& notes) {
   const std::string where = mark_text(path, name_node.Mark());
-  const std::string name = name_node.as<std::string>();
+  // YAML allows any node as a key (`{[a, b]: 1}`, a fuzz finding); a recipe's keys are words.
+  if (!name_node.IsScalar()) throw UserError(where + ": a key is a single word, not a list or mapping");
+  const std::string name = name_node.Scalar();
   RecipeValue value;
   // A null's mark is the next token's, a line below: the key's place names it instead.
   value.where = node.IsNull() ? where : mark_text(path, node.Mark());

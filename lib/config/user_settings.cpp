@@ -67,7 +67,8 @@ UserSettings load_user_settings() {
   if (!root.IsMap()) throw UserError(file.string() + ": settings are a mapping of key: value lines");
   for (const auto& entry : root) {
     const std::string where = file.string() + ":" + std::to_string(entry.first.Mark().line + 1);
-    const Field field = field_of(entry.first.as<std::string>(), where);
+    if (!entry.first.IsScalar()) throw UserError(where + ": a setting's name is a single word");
+    const Field field = field_of(entry.first.Scalar(), where);
     if (!entry.second.IsScalar() || trim(entry.second.Scalar()).empty()) {
       throw UserError(where + ": a setting is one non-empty value");
     }
