@@ -125,3 +125,32 @@ TEST_CASE("a full disk stops training with a clear error and leaves the saved ch
     CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
   }
 }
+
+TEST_CASE("a run started with relative paths resumes from inside its weights folder, as Ultralytics' docs do",
+          "[cli][resume]") {
+  TempDir dir("resume-elsewhere");
+  write_two_class_images(dir / "images", {8, 4, 16, 5, "a", "b"});
+  const std::string in_dir = "cd '" + dir.path().string() + "' && " + TRAINER_BINARY;
+  const CommandResult first = run_command(in_dir +
+                                          " train data=images epochs=1 batch=4 imgsz=16 workers=0 "
+                                          "plots=false project=runs name=relative --quiet");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const auto resume_in = [](const std::filesystem::path& weights) {
+    return run_command("cd '" + weights.string() + "' && " + TRAINER_BINARY +
+                       " train resume model=last.pt epochs=2 --quiet");
+  };
+  // A run folder moved elsewhere says nothing of where the run started: the error names the data.
+  std::filesystem::rename(dir / "runs", dir / "moved");
+  const CommandResult moved = resume_in(dir / "moved" / "classify" / "relative" / "weights");
+  INFO(moved.output);
+  CHECK(moved.exit_code == 2);
+  CHECK_THAT(moved.output, Catch::Contains("images"));
+  std::filesystem::rename(dir / "moved", dir / "runs");
+  // In place, `images` is not there from the weights folder: it is found from where the run started.
+  const std::filesystem::path weights = dir / "runs" / "classify" / "relative" / "weights";
+  const CommandResult resumed = resume_in(weights);
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK(trainer::load_checkpoint(weights / "last.pt").epoch == 2);
+}

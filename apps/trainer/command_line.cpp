@@ -254,7 +254,12 @@ int CommandLine::run() {
   if (parsed("predict")) {
     take_weights(o.common.overrides, o.weights, "predict");
     if (const auto source = take_argument(o.common.overrides, "source")) o.sources.push_back(*source);
-    if (o.sources.empty()) throw UserError("predict needs images: --source PATH… (or source=PATH)");
+    if (o.sources.empty()) {
+      // Ultralytics falls back to the two photos it ships (bus.jpg, zidane.jpg); none ship here.
+      throw UserError(
+          "predict needs images: source=PATH (a file, folder or glob) or --source PATH…; no sample images "
+          "are shipped here, where Ultralytics falls back to its own");
+    }
     return run_predict(o.common, o.weights, o.sources, o.top_k, o.digits);
   }
   if (parsed("plan")) {

@@ -132,6 +132,28 @@ at any other value. All problems of a file are reported in one run, each with `f
 architecture from scratch; any other value is a weights file.
 )";
 
+// The command forms of Ultralytics' documentation (usage/cli, modes/*, tasks/detect), after its keys.
+constexpr const char* kUltralyticsCommands = R"(
+## Command forms
+
+Ultralytics' commands work with `yolo` replaced by `trainer`; `scripts/ultralytics-compat` runs
+the train, val, predict and export forms of Ultralytics' documentation on a tiny coco8-layout set
+and prints how many ran as typed.
+
+| Ultralytics | here |
+|---|---|
+| `yolo TASK MODE key=value …`, `yolo MODE key=value …` | the same, and `trainer MODE TASK …`; TASK is `detect`, `classify` or `ocr` (`segment`, `pose`, `obb`: refused with the list of tasks); MODE is `train`, `val`, `predict` or `export` (and our `plan`, `smoke`, `keys` …). Spaces around `=`, a trailing comma and `key=None` are read as Ultralytics reads them; every usage error exits 2 |
+| `yolo cfg=FILE …` | `trainer train --config FILE`, which `cfg=FILE` also means |
+| `yolo train data=coco8.yaml model=yolov8n.yaml` | trains YOLOv8n from scratch on the data.yaml; a relative `path:` in it is tried from the working directory, the YAML's folder and `datasets_dir`. Nothing is downloaded: with the data missing, the error says where they must go |
+| `yolo train model=yolov8n.pt`, `pretrained=yolov8n.pt` | Ultralytics' own `.pt` files (released weights, an Ultralytics run's best.pt and last.pt) are read without running any code from them: the scale, class count and names come from the file |
+| `yolo train resume model=path/to/last.pt` | `resume=path/to/last.pt`; from any working directory (run from inside `weights/`, the recipe's relative paths are found from where the run started) |
+| `yolo val model=best.pt [data=other.yaml]` | validates; without `data=` it takes the checkpoint's own data (an Ultralytics file's `train_args`); another data set must have the same class names |
+| `yolo predict model=best.pt source=…` | files, folders and globs; our checkpoints carry their class names and preprocessing, so the training data need not be there. A URL is refused (no network access); without `source=` predict is refused, where Ultralytics falls back to the sample photos it ships |
+| `yolo export model=best.pt format=onnx` | ONNX (docs/export.md), `pt` and `safetensors`; other formats are refused naming those three |
+| `yolo help`, `yolo version`, `yolo checks`, `yolo copy-cfg` | the same commands; `copy-cfg` writes our full default recipe, every key with its help line, to `default_copy.yaml` |
+| `yolo settings`, `yolo settings key=value`, `yolo settings reset` | the same, for `datasets_dir` and `runs_dir`, kept in `$XDG_CONFIG_HOME/trainer/settings.yaml` |
+)";
+
 constexpr const char* kEasyOcrIntroduction = R"(# Coming from EasyOCR
 
 <!-- Generated from the key table (lib/config/recipe_keys.cpp, lib/config/foreign_keys.cpp) by
@@ -172,6 +194,7 @@ std::string tool_keys_markdown(ForeignTool tool) {
       << " key | here |\n|---|---|\n";
   for (const std::string& name : tool_file_keys(tool))
     out << "| `" << name << "` | " << markdown_cell(key_outcome(name)) << " |\n";
+  if (tool == ForeignTool::ultralytics) out << kUltralyticsCommands;
   return out.str();
 }
 

@@ -50,6 +50,11 @@ class KeyRow {
     key_.is_list = true;
     return std::move(*this);
   }
+  // May name a file or folder: a resumed run finds a relative one from where the run started.
+  KeyRow&& path() && {
+    key_.is_path = true;
+    return std::move(*this);
+  }
   // Another tool's spelling with our meaning: accepted, with an info line naming our key.
   KeyRow&& same_as(ForeignTool tool, std::string name, std::string note = "") && {
     key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, {}});

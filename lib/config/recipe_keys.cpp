@@ -296,6 +296,7 @@ std::vector<RecipeKey> build_table() {
                     "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x; or `<one of them>.pt`/`.pth`/`.safetensors`, "
                     "`<one of them>.yaml`")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
+             .path()
              .help(
                  "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
                  "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
@@ -303,9 +304,12 @@ std::vector<RecipeKey> build_table() {
                  "file, and `model=yolov8s.yaml` is `model=yolov8s`");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
-             .help("dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
-                   "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
+             .path()
+             .help(
+                 "dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
+                 "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
   run << pretrained_key()
+             .path()
              .help(
                  "weights to start from (our checkpoints; a state dict saved by Python, bare or in a "
                  "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`; Ultralytics' own `.pt` "
@@ -610,12 +614,14 @@ std::vector<RecipeKey> build_table() {
       "export leaves it to the caller");
   ocr << string_key("train_data", FIELD(ocr.train_data), true, "a folder")
              .tasks(kOcr)
+             .path()
              .default_text("`<data>/train`")
              .help(
                  "OCR: EasyOCR's training root, the folders (each with `labels.csv`) that `select_data` picks "
                  "among; none = the `train/` folder of `data`");
   ocr << string_key("valid_data", FIELD(ocr.valid_data), true, "a folder")
              .tasks(kOcr)
+             .path()
              .default_text("`<data>/val`")
              .help(
                  "OCR: EasyOCR's validation root, every folder under it (each with `labels.csv`) is validated; "

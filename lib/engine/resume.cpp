@@ -1,5 +1,7 @@
 #include "engine/resume.h"
 
+#include <optional>
+
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "util/error.h"
@@ -34,6 +36,43 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
   return newest;
 }
 
+// The working directory the run started in, when its folder says so: <that>/<project>/<task>/<name>
+// for a relative project. Nothing for an absolute project or a folder moved elsewhere.
+std::optional<std::filesystem::path> started_in(const std::filesystem::path& run_root, const Settings& saved) {
+  const std::filesystem::path project = std::filesystem::path(saved.output.project).lexically_normal();
+  if (project.is_absolute() || project.empty()) return std::nullopt;
+  std::filesystem::path folder = std::filesystem::absolute(run_root).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();  // a trailing slash
+  folder = folder.parent_path();                                 // the name
+  std::vector<std::filesystem::path> below(project.begin(), project.end());
+  below.emplace_back(to_string(saved.run.task));
+  for (auto part = below.rbegin(); part != below.rend(); ++part) {
+    if (part->empty()) continue;
+    if (folder.filename() != *part) return std::nullopt;
+    folder = folder.parent_path();
+  }
+  return folder;
+}
+
+// The recipe's relative paths name what the run read from where it started. Resumed from another
+// working directory (Ultralytics' `cd runs/detect/train/weights && yolo train resume model=last.pt`),
+// each that is found from there and not from here is taken from there.
+void find_paths_from(const std::filesystem::path& started, Settings& settings) {
+  for (const auto& key : recipe_keys()) {
+    if (!key.is_path) continue;
+    const std::filesystem::path value = key.show(settings);
+    std::error_code error;
+    if (value.empty() || value.is_absolute() || std::filesystem::exists(value, error) ||
+        !std::filesystem::exists(started / value, error)) {
+      continue;
+    }
+    RecipeValue rebased;
+    rebased.text = (started / value).lexically_normal().string();
+    rebased.where = "resume: " + key.name + " from " + started.string();
+    key.assign(settings, rebased);
+  }
+}
+
 }  // namespace
 
 ResumePoint prepare_resume(const Settings& settings, const std::vector<std::string>& overrides) {
@@ -48,8 +87,12 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
   }
   point.run_folder = RunFolder::of_checkpoint(point.checkpoint_path);
   const std::string origin = point.checkpoint_path.string() + ":recipe";
-  const Settings saved = load_settings_from_yaml(point.checkpoint.recipe, origin, {});
+  Settings saved = load_settings_from_yaml(point.checkpoint.recipe, origin, {});
   point.settings = load_settings_from_yaml(point.checkpoint.recipe, origin, overrides);
+  if (const auto started = started_in(point.run_folder.root, saved)) {
+    find_paths_from(*started, saved);
+    find_paths_from(*started, point.settings);
+  }
 
   std::vector<std::string> changed;
   std::vector<std::string> resumable;
