@@ -154,3 +154,21 @@ TEST_CASE("a run started with relative paths resumes from inside its weights fol
   CHECK(resumed.exit_code == 0);
   CHECK(trainer::load_checkpoint(weights / "last.pt").epoch == 2);
 }
+
+TEST_CASE("a resumed run keeps data=fashion-mnist the Debian data set, even beside a folder of that name",
+          "[cli][resume]") {
+  TempDir dir("resume-named-data");
+  std::filesystem::create_directories(dir / "fashion-mnist");  // no IDX files: opened as a folder, it fails
+  const std::string in_dir = "cd '" + dir.path().string() + "' && " + TRAINER_BINARY;
+  const CommandResult first = run_command(in_dir +
+                                          " train data=fashion-mnist imgsz=16 fraction=0.002 epochs=1 batch=8 "
+                                          "workers=0 plots=false project=runs name=named --quiet");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const std::filesystem::path weights = dir / "runs" / "classify" / "named" / "weights";
+  const CommandResult resumed = run_command("cd '" + weights.string() + "' && " + TRAINER_BINARY +
+                                            " train resume model=last.pt epochs=2 --quiet");
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK(trainer::load_checkpoint(weights / "last.pt").epoch == 2);
+}

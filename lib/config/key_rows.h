@@ -51,8 +51,10 @@ class KeyRow {
     return std::move(*this);
   }
   // May name a file or folder: a resumed run finds a relative one from where the run started.
-  KeyRow&& path() && {
+  // `exceptions` are values that name something else (data=fashion-mnist) even where such a file exists.
+  KeyRow&& path(std::vector<std::string> exceptions = {}) && {
     key_.is_path = true;
+    key_.path_exceptions = std::move(exceptions);
     return std::move(*this);
   }
   // Another tool's spelling with our meaning: accepted, with an info line naming our key.

@@ -296,7 +296,6 @@ std::vector<RecipeKey> build_table() {
                     "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x; or `<one of them>.pt`/`.pth`/`.safetensors`, "
                     "`<one of them>.yaml`")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
-             .path()
              .help(
                  "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
                  "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
@@ -304,12 +303,12 @@ std::vector<RecipeKey> build_table() {
                  "file, and `model=yolov8s.yaml` is `model=yolov8s`");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
-             .path()
+             .path({"fashion-mnist"})
              .help(
                  "dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
                  "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
   run << pretrained_key()
-             .path()
+             .path({"true", "false"})
              .help(
                  "weights to start from (our checkpoints; a state dict saved by Python, bare or in a "
                  "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`; Ultralytics' own `.pt` "

@@ -67,6 +67,7 @@ struct RecipeKey {
   bool is_bool = false;      // a bare `key` on the command line means key=true
   bool is_list = false;      // takes a YAML sequence, or comma-separated items in one value
   bool is_path = false;      // may name a file or folder, relative to the working directory the run started in
+  std::vector<std::string> path_exceptions;  // values of a path key that are names, never paths (fashion-mnist)
   std::string values;        // the accepted values as help and docs print them ("≥ 1", "auto, sgd, adamw")
   std::string default_text;  // the default as docs print it, where the printed default value does not say it
   std::string help;          // one line

@@ -1,5 +1,6 @@
 #include "engine/resume.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "config/recipe.h"
@@ -62,8 +63,10 @@ void find_paths_from(const std::filesystem::path& started, Settings& settings) {
     if (!key.is_path) continue;
     const std::filesystem::path value = key.show(settings);
     std::error_code error;
-    if (value.empty() || value.is_absolute() || std::filesystem::exists(value, error) ||
-        !std::filesystem::exists(started / value, error)) {
+    const auto& exceptions = key.path_exceptions;
+    if (value.empty() || value.is_absolute() ||
+        std::find(exceptions.begin(), exceptions.end(), value.string()) != exceptions.end() ||
+        std::filesystem::exists(value, error) || !std::filesystem::exists(started / value, error)) {
       continue;
     }
     RecipeValue rebased;
