@@ -243,10 +243,17 @@ TEST_CASE("a pickle whose storage claims terabytes is refused without allocating
 
 namespace {
 
+// The little-endian number of `count` bytes at `at`, as zip headers store their fields.
+uint32_t little_endian_at(const std::string& bytes, size_t at, int count) {
+  uint32_t value = 0;
+  for (int i = count - 1; i >= 0; --i) value = value << 8 | uint8_t(bytes[at + i]);
+  return value;
+}
+
 // The offset of the central directory header of the entry whose name ends in `name`.
 size_t directory_entry(const std::string& zip, const std::string& name) {
   for (size_t at = zip.find("PK\x01\x02"); at != std::string::npos; at = zip.find("PK\x01\x02", at + 4)) {
-    const size_t name_size = uint8_t(zip[at + 28]) | uint8_t(zip[at + 29]) << 8;
+    const size_t name_size = little_endian_at(zip, at + 28, 2);
     const std::string entry = zip.substr(at + 46, name_size);
     if (entry.size() >= name.size() && entry.compare(entry.size() - name.size(), name.size(), name) == 0) return at;
   }
@@ -268,9 +275,7 @@ TEST_CASE("a zip with overlapping, looping or oversized entries is refused befor
   const std::string good = bytes_of(dir.file("good.pt"));
   REQUIRE(read_archive(dir.file("good.pt")).isGenericDict());
   const size_t pickle = directory_entry(good, "data.pkl"), storage = directory_entry(good, "data/0");
-  const auto offset_of = [&](size_t entry) {
-    return uint32_t(good[entry + 42] & 0xFF) | uint32_t(good[entry + 43] & 0xFF) << 8;
-  };
+  const auto offset_of = [&](size_t entry) { return little_endian_at(good, entry + 42, 4); };
 
   std::string overlapping = good;  // the storage's entry pointed at the pickle's bytes
   patch_u32(overlapping, storage + 42, offset_of(pickle));
@@ -308,10 +313,8 @@ TEST_CASE("a byte changed inside a torch.save entry fails its CRC-32 check, nami
   // Where an entry's bytes start: after its local header, whose name and extra field lengths
   // differ from the central directory's (LibTorch pads the local extra field to align data).
   const auto data_of = [&](const std::string& name) {
-    const size_t entry = directory_entry(good, name);
-    const size_t local = uint32_t(good[entry + 42] & 0xFF) | uint32_t(good[entry + 43] & 0xFF) << 8;
-    return local + 30 + (uint8_t(good[local + 26]) | uint8_t(good[local + 27]) << 8) +
-           (uint8_t(good[local + 28]) | uint8_t(good[local + 29]) << 8);
+    const size_t local = little_endian_at(good, directory_entry(good, name) + 42, 4);
+    return local + 30 + little_endian_at(good, local + 26, 2) + little_endian_at(good, local + 28, 2);
   };
   const std::string name = GENERATE("data/0", "data.pkl");
   INFO(name);

@@ -18,6 +18,11 @@ std::string recipe(const std::filesystem::path& dir, const std::string& name) {
          "optimizer=sgd lr0=0.02 warmup_updates=4 plots=false exist_ok project=" + (dir / "runs").string() + " name=" + name;
 }
 
+// The binary run with `folder` as its working directory.
+CommandResult trainer_in(const std::filesystem::path& folder, const std::string& arguments) {
+  return run_command("cd '" + folder.string() + "' && " + TRAINER_BINARY + " " + arguments);
+}
+
 trainer::NamedTensors final_weights(const std::filesystem::path& dir, const std::string& name) {
   return trainer::load_checkpoint(dir / "runs" / "classify" / name / "weights" / "last.pt").model;
 }
@@ -130,15 +135,13 @@ TEST_CASE("a run started with relative paths resumes from inside its weights fol
           "[cli][resume]") {
   TempDir dir("resume-elsewhere");
   write_two_class_images(dir / "images", {8, 4, 16, 5, "a", "b"});
-  const std::string in_dir = "cd '" + dir.path().string() + "' && " + TRAINER_BINARY;
-  const CommandResult first = run_command(in_dir +
-                                          " train data=images epochs=1 batch=4 imgsz=16 workers=0 "
-                                          "plots=false project=runs name=relative --quiet");
+  const CommandResult first = trainer_in(dir.path(),
+                                         "train data=images epochs=1 batch=4 imgsz=16 workers=0 plots=false "
+                                         "project=runs name=relative --quiet");
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
   const auto resume_in = [](const std::filesystem::path& weights) {
-    return run_command("cd '" + weights.string() + "' && " + TRAINER_BINARY +
-                       " train resume model=last.pt epochs=2 --quiet");
+    return trainer_in(weights, "train resume model=last.pt epochs=2 --quiet");
   };
   // A run folder moved elsewhere says nothing of where the run started: the error names the data.
   std::filesystem::rename(dir / "runs", dir / "moved");
@@ -159,15 +162,13 @@ TEST_CASE("a resumed run keeps data=fashion-mnist the Debian data set, even besi
           "[cli][resume]") {
   TempDir dir("resume-named-data");
   std::filesystem::create_directories(dir / "fashion-mnist");  // no IDX files: opened as a folder, it fails
-  const std::string in_dir = "cd '" + dir.path().string() + "' && " + TRAINER_BINARY;
-  const CommandResult first = run_command(in_dir +
-                                          " train data=fashion-mnist imgsz=16 fraction=0.002 epochs=1 batch=8 "
-                                          "workers=0 plots=false project=runs name=named --quiet");
+  const CommandResult first = trainer_in(dir.path(),
+                                         "train data=fashion-mnist imgsz=16 fraction=0.002 epochs=1 batch=8 "
+                                         "workers=0 plots=false project=runs name=named --quiet");
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
   const std::filesystem::path weights = dir / "runs" / "classify" / "named" / "weights";
-  const CommandResult resumed = run_command("cd '" + weights.string() + "' && " + TRAINER_BINARY +
-                                            " train resume model=last.pt epochs=2 --quiet");
+  const CommandResult resumed = trainer_in(weights, "train resume model=last.pt epochs=2 --quiet");
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
   CHECK(trainer::load_checkpoint(weights / "last.pt").epoch == 2);
