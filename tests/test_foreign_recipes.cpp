@@ -265,6 +265,9 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
     CHECK(settings.run.pretrained.empty());
     CHECK(settings.run.freeze.empty());
     CHECK_THAT(log.text(), Catch::Contains("EasyOCR's experiment_name is name here"));
+    // batch_size is timm's too: in EasyOCR's file it is said as EasyOCR's.
+    CHECK_THAT(log.text(), Catch::Contains("en.yaml:9:1: EasyOCR's batch_size is batch here"));
+    CHECK(log.text().find("timm's") == std::string::npos);
     CHECK_THAT(log.text(), Catch::Contains("FT, PAD"));
     // Its beta1 (0.9, which is also the beta1 its train.py leaves Adam at) is momentum here.
     CHECK(settings.optim.momentum == Approx(0.9));

@@ -5,11 +5,11 @@
 
 #include <set>
 
+#include "config/command_arguments.h"
+#include "config/foreign_keys.h"
 #include "config/key_docs.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
-#include "config/timm_docs.h"
-#include "config/timm_flags.h"
 #include "test_helpers.h"
 
 using namespace trainer;
@@ -25,7 +25,7 @@ TEST_CASE("docs/recipe-keys.md is the one the key table makes", "[config]") {
 TEST_CASE("docs/timm.md is the one the key table's timm spellings make", "[config]") {
   const std::string path = std::string(TRAINER_SOURCE_DIR) + "/docs/timm.md";
   INFO("stale: regenerate with `build/trainer keys --markdown --from timm > docs/timm.md`");
-  CHECK(read_text(path) == timm_flags_markdown());
+  CHECK(read_text(path) == tool_keys_markdown(ForeignTool::timm));
 }
 
 TEST_CASE("every row of the key table is complete and its names are unique", "[config]") {
@@ -42,26 +42,58 @@ TEST_CASE("every row of the key table is complete and its names are unique", "[c
     key.assign(settings, {key.show(Settings{}), false, "test"});
     CHECK(key.show(settings) == key.show(Settings{}));
   }
-  std::set<std::string> spellings;
+  std::set<std::pair<ForeignTool, std::string>> spellings;
   for (const auto& [key, spelling] : foreign_spellings()) {
-    INFO(spelling.name);
-    CHECK(spellings.insert(spelling.name).second);
+    INFO(tool_name(spelling.tool) << " " << spelling.name);
+    CHECK(spellings.insert({spelling.tool, spelling.name}).second);
     CHECK(find_recipe_key(spelling.name) == nullptr);  // our own key always wins, so it would never be read
     CHECK((spelling.meaning == ForeignMeaning::same || !spelling.note.empty()));
   }
 }
 
-TEST_CASE("timm's flags point at keys of the table", "[config]") {
-  for (const auto& [key, spelling] : timm_spellings()) {
+TEST_CASE("timm's flags are the rows' timm spellings, in train.py's order", "[config]") {
+  const std::vector<std::string>& order = tool_file_keys(ForeignTool::timm);
+  std::set<std::string> spelled;
+  for (const RecipeKey& key : recipe_keys()) {
+    for (const ForeignSpelling& spelling : key.foreign) {
+      if (spelling.tool == ForeignTool::timm) CHECK(spelled.insert(spelling.name).second);
+    }
+  }
+  for (const ForeignSpelling& spelling : keys_without_counterpart()) {
     INFO(spelling.name);
-    CHECK(spelling.tool == ForeignTool::timm);
-    CHECK((key.empty() || find_recipe_key(key) != nullptr));
-    CHECK((spelling.meaning == ForeignMeaning::different || !key.empty()));
+    if (spelling.tool != ForeignTool::timm) continue;
+    CHECK(spelled.insert(spelling.name).second);
+    CHECK(spelling.meaning == ForeignMeaning::different);  // one with a meaning of ours is on its row
   }
-  for (const SharedFlagName& flag : timm_flags_named_like_our_keys()) {
-    INFO(flag.name);
-    CHECK(find_recipe_key(flag.name) != nullptr);
-  }
+  // Every timm spelling is listed in the order docs/timm.md follows, once, and nothing else is.
+  CHECK(std::set<std::string>(order.begin(), order.end()) == spelled);
+  CHECK(order.size() == spelled.size());
+}
+
+TEST_CASE("a name is looked up in the spellings of the tool whose file or flags are read", "[config][foreign]") {
+  // batch_size is timm's and EasyOCR's: each is said as its own where its tool is known.
+  CHECK(find_foreign_spelling("batch_size", ForeignTool::easyocr)->spelling.tool == ForeignTool::easyocr);
+  CHECK(find_foreign_spelling("batch_size", ForeignTool::timm)->spelling.tool == ForeignTool::timm);
+  // Ultralytics has none: as where the tool is not known (a recipe of ours), the first in table order.
+  CHECK(find_foreign_spelling("batch_size", ForeignTool::ultralytics)->spelling.tool == ForeignTool::timm);
+  CHECK(find_foreign_spelling("batch_size")->spelling.tool == ForeignTool::timm);
+  CHECK(find_foreign_spelling("cos_lr", ForeignTool::easyocr)->spelling.tool == ForeignTool::ultralytics);
+  CHECK_FALSE(find_foreign_spelling("epochs").has_value());  // timm's --epochs is our key
+  CHECK(tool_of_keys({"epochs", "save", "cos_lr"}) == ForeignTool::ultralytics);
+  CHECK(tool_of_keys({"batch_size", "lr", "experiment_name"}) == ForeignTool::easyocr);
+  CHECK_FALSE(tool_of_keys({"epochs", "batch"}).has_value());
+  CHECK_FALSE(tool_of_keys({"batch_size"}).has_value());  // timm's and EasyOCR's alike
+
+  CapturedLog log;
+  const auto timm = overrides_of_arguments({"-b", "16", "--lr", "0.5", "--epochs", "2"});
+  CHECK(timm == std::vector<std::string>{"--batch_size=16", "--lr=0.5", "epochs=2"});
+  const Settings settings = load_settings(std::nullopt, timm);
+  CHECK(settings.schedule.batch == 16);
+  CHECK_THAT(log.text(), Catch::Contains("override 'batch_size=16': timm's batch_size is batch here") &&
+                             Catch::Contains("override 'lr=0.5': timm's lr is lr0 here"));
+  // Ultralytics' key=value form with timm's name: timm's, as before (Ultralytics has no batch_size).
+  load_settings(std::nullopt, {"batch_size=8"});
+  CHECK_THAT(log.text(), Catch::Contains("override 'batch_size=8': timm's batch_size is batch here"));
 }
 
 TEST_CASE("the resume check allows exactly the keys the table marks resumable", "[config]") {

@@ -12,7 +12,6 @@
 #include "config/model_family.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
-#include "config/timm_docs.h"
 #include "data/synth_output.h"
 #include "dist/local_launcher.h"
 #include "dist/process_group.h"
@@ -387,7 +386,7 @@ int run_keys(const CommonOptions& options) {
 
 int run_keys_markdown(const std::string& tool) {
   const std::string text = tool.empty()            ? recipe_keys_markdown()
-                           : tool == "timm"        ? timm_flags_markdown()
+                           : tool == "timm"        ? tool_keys_markdown(ForeignTool::timm)
                            : tool == "ultralytics" ? tool_keys_markdown(ForeignTool::ultralytics)
                                                    : tool_keys_markdown(ForeignTool::easyocr);
   std::printf("%s", text.c_str());

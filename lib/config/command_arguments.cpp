@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "config/recipe.h"
+#include "config/recipe_keys.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -34,9 +35,11 @@ std::string without_trailing_comma(std::string argument) {
   return argument;
 }
 
-std::string underscored(std::string name) {
+// The override's name: a flag's dashes are underscores, and one of timm's own spellings keeps its
+// leading dashes, so that it is read as timm's.
+std::string override_name(std::string name) {
   std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return find_spelling_of(ForeignTool::timm, name) ? "--" + name : name;
 }
 
 }  // namespace
@@ -50,12 +53,12 @@ std::vector<std::string> overrides_of_arguments(const std::vector<std::string>& 
     if (flag.empty()) {
       overrides.push_back(argument);
     } else if (const auto equals = argument.find('='); equals != std::string::npos) {
-      overrides.push_back(underscored(flag) + "=" + argument.substr(equals + 1));
+      overrides.push_back(override_name(flag) + "=" + argument.substr(equals + 1));
     } else {
       std::vector<std::string> values;
       while (i + 1 < merged.size() && is_flag_value(merged[i + 1]))
         values.push_back(without_trailing_comma(merged[++i]));
-      overrides.push_back(values.empty() ? underscored(flag) : underscored(flag) + "=" + join(values, ","));
+      overrides.push_back(values.empty() ? override_name(flag) : override_name(flag) + "=" + join(values, ","));
     }
   }
   return overrides;

@@ -1,10 +1,13 @@
 #include "config/foreign_keys.h"
 
+#include "config/timm_flags.h"
+
 namespace trainer {
 namespace {
 
 constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
 constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
+constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // A key with no counterpart here, refused with `reason` except at `inert_values`.
 ForeignSpelling refused(ForeignTool tool, std::string name, std::string reason, std::vector<std::string> inert_values) {
@@ -129,6 +132,25 @@ std::vector<ForeignSpelling> easyocr_keys() {
       refused(kEasyOcr, "SequenceModeling", architecture, {"bilstm"}),
       refused(kEasyOcr, "Prediction", architecture, {"ctc"}),
       refused(kEasyOcr, "num_fiducial", "used by the TPS transformation only, which is not offered", {"*"}),
+  };
+}
+
+// timm's train.py flags with no key here (those with one are spellings on its row).
+std::vector<ForeignSpelling> timm_keys() {
+  return {
+      refused(kTimm, "num_classes", "the class count is the number of class folders in the data", {}),
+      refused(kTimm, "warmup_lr",
+              "warmup ramps the learning rate up linearly (biases down from warmup_bias_lr) over warmup_epochs or "
+              "warmup_updates, as in Ultralytics",
+              {}),
+      refused(kTimm, "aug_splits", "augmentation splits (AugMix's clean + augmented copies) are not offered", {}),
+      refused(kTimm, "resplit", "augmentation splits are not offered, so there is no clean split to spare from erasing",
+              {}),
+      refused(kTimm, "jsd_loss", "the Jensen-Shannon divergence loss needs augmentation splits, which are not offered",
+              {}),
+      refused(kTimm, "jsd", "timm's --jsd is --jsd-loss: the Jensen-Shannon divergence loss is not offered", {}),
+      refused(kTimm, "drop_path", "stochastic depth is not offered", {}),
+      refused(kTimm, "log_interval", "progress is printed as training goes; there is no logging interval", {}),
   };
 }
 
@@ -299,7 +321,7 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
     case ForeignTool::easyocr:
       return easyocr;
     case ForeignTool::timm:
-      return none;
+      return timm_flag_order();
   }
   return none;
 }
@@ -308,6 +330,7 @@ const std::vector<ForeignSpelling>& keys_without_counterpart() {
   static const std::vector<ForeignSpelling> spellings = [] {
     std::vector<ForeignSpelling> all = ultralytics_keys();
     for (auto& spelling : easyocr_keys()) all.push_back(std::move(spelling));
+    for (auto& spelling : timm_keys()) all.push_back(std::move(spelling));
     return all;
   }();
   return spellings;

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "config/foreign_keys.h"
@@ -175,10 +176,32 @@ values listed (they ask for nothing, and the ignored keys are named in one info 
 **refused** with the reason otherwise.
 )";
 
+constexpr const char* kTimmIntroduction = R"(# Coming from timm
+
+<!-- Generated from the key table's timm spellings (lib/config/timm_flags.cpp) by
+     `trainer keys --markdown --from timm`; a test fails when this file is stale. -->
+
+timm's `train.py` flags work on `trainer train` (and the other recipe commands): `--key value`,
+`--key=value` and `key=value` are the same override, a flag's dashes are underscores
+(`--warmup-epochs 2` is `warmup_epochs=2`), `-b N` is `--batch-size N` and `-j N` is
+`--workers N`. Every recipe key of docs/recipe-keys.md can be given this way. A flag with no
+value is a boolean's `true` (`--model-ema`); one followed by several values gets them as a list.
+The same names work in a recipe file.
+
+The data folder is timm's ImageFolder layout: `train/<class>/` and `validation/<class>/` (or
+`val/<class>/`). The launcher is not needed: `./distributed_train.sh 2 --data-dir /imagenet …`
+is `trainer train nproc=2 --data-dir /imagenet …`.
+
+A flag whose meaning is ours is taken with an info line saying which key it set; one whose
+meaning differs, or that asks for something not offered, stops the command with the reason, and
+all such problems of one command are listed in one run. Defaults are ours, not timm's (epochs,
+momentum, label smoothing and EMA differ): `trainer plan` prints the resolved recipe.
+)";
+
 // What `name`, a key of the tool's files, is here.
-std::string key_outcome(const std::string& name) {
+std::string key_outcome(ForeignTool tool, const std::string& name) {
   if (const RecipeKey* key = find_recipe_key(name)) return "the same key: " + key->help;
-  const std::optional<ForeignMatch> match = find_foreign_spelling(name);
+  const std::optional<ForeignMatch> match = find_foreign_spelling(name, tool);
   if (!match) return "unknown";
   const ForeignSpelling& spelling = match->spelling;
   std::string text = outcome(spelling);
@@ -186,14 +209,59 @@ std::string key_outcome(const std::string& name) {
   return text + (spelling.note.empty() ? "" : ": " + spelling.note);
 }
 
+// timm's --flag-name for flag_name.
+std::string flag(const std::string& name) {
+  std::string spelled = "--" + name;
+  std::replace(spelled.begin(), spelled.end(), '_', '-');
+  return "`" + spelled + "`";
+}
+
+// The row of our key `name` saying that `tool` spells it alike, if it does.
+const ForeignSpelling* same_name_spelling(ForeignTool tool, const std::string& name) {
+  const RecipeKey* key = find_recipe_key(name);
+  if (!key) return nullptr;
+  for (const ForeignSpelling& spelling : key->foreign) {
+    if (spelling.tool == tool && spelling.meaning == ForeignMeaning::ours) return &spelling;
+  }
+  return nullptr;
+}
+
+// docs/timm.md: timm's flags in train.py's order, those with a spelling of their own, then those
+// named like our keys.
+void write_timm_flags(std::ostringstream& out) {
+  out << "\n## timm's flags with a spelling of their own\n\n| timm | here | |\n|---|---|---|\n";
+  for (const std::string& name : tool_file_keys(ForeignTool::timm)) {
+    const std::optional<ForeignMatch> match = find_spelling_of(ForeignTool::timm, name);
+    if (!match) continue;
+    const ForeignSpelling& spelling = match->spelling;
+    out << "| " << flag(name) << " | " << (match->key ? "`" + match->key->name + "`" : std::string("no counterpart"))
+        << " | " << (spelling.meaning == ForeignMeaning::same ? "accepted" : "refused")
+        << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
+  }
+  out << "\n## timm's flags that are our keys\n\n| timm | note |\n|---|---|\n";
+  for (const std::string& name : tool_file_keys(ForeignTool::timm)) {
+    const ForeignSpelling* alike = same_name_spelling(ForeignTool::timm, name);
+    if (!alike) continue;
+    out << "| " << flag(name) << " | " << (alike->note.empty() ? "the same meaning" : markdown_cell(alike->note))
+        << " |\n";
+  }
+  out << "\nAny other flag of timm's is an unknown key here, with a did-you-mean where one of our keys is a "
+         "likely typo.\n";
+}
+
 }  // namespace
 
 std::string tool_keys_markdown(ForeignTool tool) {
   std::ostringstream out;
+  if (tool == ForeignTool::timm) {
+    out << kTimmIntroduction;
+    write_timm_flags(out);
+    return out.str();
+  }
   out << (tool == ForeignTool::easyocr ? kEasyOcrIntroduction : kUltralyticsIntroduction) << "\n| " << tool_name(tool)
       << " key | here |\n|---|---|\n";
   for (const std::string& name : tool_file_keys(tool))
-    out << "| `" << name << "` | " << markdown_cell(key_outcome(name)) << " |\n";
+    out << "| `" << name << "` | " << markdown_cell(key_outcome(tool, name)) << " |\n";
   if (tool == ForeignTool::ultralytics) out << kUltralyticsCommands;
   return out.str();
 }

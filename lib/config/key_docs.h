@@ -17,8 +17,9 @@ std::string markdown_cell(const std::string& text);
 // (`trainer copy-cfg` writes it to default_copy.yaml); it loads back as a recipe.
 std::string default_recipe_yaml();
 
-// docs/ultralytics.md or docs/easyocr.md: every key of that tool's recipe files and what it does
-// here (`trainer keys --markdown --from ultralytics|easyocr`; a test checks the files).
+// docs/ultralytics.md, docs/easyocr.md or docs/timm.md: every key of that tool's recipe files (timm:
+// its train.py flags), in the tool's order, and what it is here, from the rows' spellings of that
+// tool (`trainer keys --markdown --from ultralytics|easyocr|timm`; a test checks the files).
 std::string tool_keys_markdown(ForeignTool tool);
 
 // Every key by section with its default and help, for a command's --help.

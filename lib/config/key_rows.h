@@ -76,6 +76,11 @@ class KeyRow {
         {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}});
     return std::move(*this);
   }
+  // The tool spells this key as we do; `note` says what differs in its meaning (docs only: ours is read).
+  KeyRow&& same_name(ForeignTool tool, std::string note = "") && {
+    key_.foreign.push_back({key_.name, tool, ForeignMeaning::ours, std::move(note), {}, {}});
+    return std::move(*this);
+  }
   RecipeKey take(KeySection section) && {
     key_.section = section;
     return std::move(key_);

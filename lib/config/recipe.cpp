@@ -49,17 +49,25 @@ bool is_inert(const ForeignSpelling& spelling, const RecipeValue& value) {
   });
 }
 
+// Where a name was read: its place for messages, and the tool whose file or flags it came from
+// (nullopt: a recipe of ours), whose spellings it is looked up in first.
+struct NameSource {
+  std::string where;
+  std::optional<ForeignTool> tool;
+};
+
 // Sets `name` from `value`: our key, another tool's spelling of it (said in an info line), or
 // another tool's key at a value that asks for nothing (noted); anything else is a UserError
-// that says what the name is here. `key_where` places the name, value.where the value.
-void apply_value(Settings& settings, const std::string& name, const RecipeValue& value, const std::string& key_where,
+// that says what the name is here. `source.where` places the name, value.where the value.
+void apply_value(Settings& settings, const std::string& name, const RecipeValue& value, const NameSource& source,
                  GivenKeys& given, LoadNotes& notes) {
+  const std::string& key_where = source.where;
   if (const RecipeKey* key = find_recipe_key(name)) {
     key->assign(settings, value);
     given[key->name] = value.where;
     return;
   }
-  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name);
+  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name, source.tool);
   if (!foreign) {
     throw UserError(key_where + ": unknown key '" + name + "'" + did_you_mean(name, recipe_key_names()) +
                     "; `trainer keys` lists every key");
@@ -125,7 +133,7 @@ std::string mark_text(const std::string& path, const YAML::Mark& mark) {
 // One `key: value` entry of a recipe file. An empty value (or null) means the key's default: it
 // is checked as a name only.
 void apply_entry(Settings& settings, const YAML::Node& name_node, const YAML::Node& node, const std::string& path,
-                 GivenKeys& given, LoadNotes& notes) {
+                 std::optional<ForeignTool> tool, GivenKeys& given, LoadNotes& notes) {
   const std::string where = mark_text(path, name_node.Mark());
   // YAML allows any node as a key (`{[a, b]: 1}`, a fuzz finding); a recipe's keys are words.
   if (!name_node.IsScalar()) throw UserError(where + ": a key is a single word, not a list or mapping");
@@ -145,12 +153,22 @@ void apply_entry(Settings& settings, const YAML::Node& name_node, const YAML::No
   } else if (!node.IsScalar() && !node.IsNull()) {
     throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
   } else if (node.IsNull()) {
-    if (key == nullptr && !find_foreign_spelling(name)) apply_value(settings, name, value, where, given, notes);
+    if (key == nullptr && !find_foreign_spelling(name)) apply_value(settings, name, value, {where, tool}, given, notes);
     return;
   } else {
     value.text = trim(node.Scalar());
   }
-  apply_value(settings, name, value, where, given, notes);
+  apply_value(settings, name, value, {where, tool}, given, notes);
+}
+
+// Whose file a recipe is (an Ultralytics args.yaml, an EasyOCR config), by its keys: their names
+// are looked up in that tool's spellings first.
+std::optional<ForeignTool> tool_of_file(const YAML::Node& root) {
+  std::vector<std::string> names;
+  for (const auto& entry : root) {
+    if (entry.first.IsScalar()) names.push_back(entry.first.Scalar());
+  }
+  return tool_of_keys(names);
 }
 
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
@@ -165,8 +183,9 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
   }
   if (root.IsNull()) return;
   if (!root.IsMap()) throw UserError(path + ": a recipe is a mapping of key: value lines");
+  const std::optional<ForeignTool> tool = tool_of_file(root);
   for (const auto& entry : root) {
-    noting_problems(notes, [&] { apply_entry(settings, entry.first, entry.second, path, given, notes); });
+    noting_problems(notes, [&] { apply_entry(settings, entry.first, entry.second, path, tool, given, notes); });
   }
 }
 
@@ -178,8 +197,13 @@ void apply_file(Settings& settings, const std::string& path, GivenKeys& given, L
   apply_yaml(settings, text.str(), path, given, notes);
 }
 
-void apply_override(Settings& settings, const std::string& argument, GivenKeys& given, LoadNotes& notes) {
-  const std::string where = "override '" + argument + "'";
+// `key=value` is Ultralytics' form; `--key=value` is a timm flag (overrides_of_arguments keeps the
+// dashes of timm's own spellings), said without them.
+void apply_override(Settings& settings, std::string argument, GivenKeys& given, LoadNotes& notes) {
+  const bool is_timm_flag = argument.rfind("--", 0) == 0;
+  if (is_timm_flag) argument.erase(0, 2);
+  const NameSource source{"override '" + argument + "'", is_timm_flag ? ForeignTool::timm : ForeignTool::ultralytics};
+  const std::string& where = source.where;
   const auto equals = argument.find('=');
   const std::string name = trim(argument.substr(0, equals));
   RecipeValue value;
@@ -193,7 +217,7 @@ void apply_override(Settings& settings, const std::string& argument, GivenKeys& 
     // Ultralytics accepts None in any case; an empty value means the same.
     value.is_null = value.text.empty() || to_lower(value.text) == "none" || to_lower(value.text) == "null";
   }
-  apply_value(settings, name, value, where, given, notes);
+  apply_value(settings, name, value, source, given, notes);
 }
 
 // Every override is tried, so one run reports all of a command line's problems with the file's.

@@ -14,6 +14,9 @@ namespace trainer {
 // bare boolean key meaning true.
 std::vector<std::string> normalize_overrides(const std::vector<std::string>& arguments);
 
+// A recipe file's keys are looked up in the spellings of the tool whose file it is (tool_of_keys:
+// an Ultralytics args.yaml, an EasyOCR config); `key=value` overrides in Ultralytics', and
+// `--key=value` ones (timm's flags, as overrides_of_arguments writes them) in timm's.
 Settings load_settings(const std::optional<std::string>& config_path,
                        const std::vector<std::string>& overrides);
 

@@ -6,7 +6,6 @@
 
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
-#include "config/timm_flags.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -14,6 +13,7 @@ namespace {
 
 constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
 constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
+constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // Ultralytics' device=0 is the first GPU; several devices train through nproc.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
@@ -300,13 +300,17 @@ std::vector<RecipeKey> build_table() {
                  "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
                  "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
                  "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale from the "
-                 "file, and `model=yolov8s.yaml` is `model=yolov8s`");
+                 "file, and `model=yolov8s.yaml` is `model=yolov8s`")
+             .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
              .path({"fashion-mnist"})
              .help(
                  "dataset; ImageFolder is `root/{train,val}/<class>/*.png|jpg`; OCR is "
-                 "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`");
+                 "`root/{train,val}/<folder>/labels.csv` (EasyOCR); detection is Ultralytics' `data.yaml`")
+             .same_as(kTimm, "data_dir", "an ImageFolder root with train/ and validation/ (or val/) class folders")
+             .differs(kTimm, "train_split", "the training split is the data root's train/ folder")
+             .differs(kTimm, "val_split", "the validation split is the data root's validation/ or val/ folder");
   run << pretrained_key()
              .path({"true", "false"})
              .help(
@@ -314,13 +318,22 @@ std::vector<RecipeKey> build_table() {
                  "checkpoint dict under `state_dict`/`model_state_dict`/`model`/`ema`; Ultralytics' own `.pt` "
                  "and other pickled whole models, read without running them); Ultralytics' true starts from the "
                  "`.pt` given as model, false trains that architecture from scratch")
-             .same_as(kEasyOcr, "saved_model", "EasyOCR's '' is none");
+             .same_as(kEasyOcr, "saved_model", "EasyOCR's '' is none")
+             .same_as(kTimm, "initial_checkpoint", "the weights to start from")
+             .same_name(kTimm,
+                        "timm's bare --pretrained downloads weights; nothing is downloaded here: --pretrained PATH");
   run << enum_key("norm", FIELD(run.norm),
                   std::vector{NormKind::batch, NormKind::group, NormKind::frozen_batch, NormKind::sync_batch})
              .tasks(kClassify | kOcr)
              .help("normalisation layers: BatchNorm, GroupNorm (32 groups), BatchNorm with frozen statistics and "
                    "affine, or BatchNorm whose training statistics pool the micro-batches of all ranks (same "
-                   "state-dict keys as bn; bn in one process)");
+                   "state-dict keys as bn; bn in one process)")
+             .differs(kTimm, "split_bn",
+                      "BatchNorm per augmentation split is not offered (augmentation splits are not)")
+             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=sync_bn here")
+             .differs(kTimm, "dist_bn",
+                      "BatchNorm statistics are not averaged across ranks after each epoch; norm=sync_bn pools them "
+                      "at every step");
   run << freeze_key()
              .help(
                  "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, "
@@ -341,7 +354,8 @@ std::vector<RecipeKey> build_table() {
 
   schedule << int_key("epochs", FIELD(schedule.epochs), 1)
                   .resumable()
-                  .help("passes over the training split (derived from `updates` when that is set)");
+                  .help("passes over the training split (derived from `updates` when that is set)")
+                  .same_name(kTimm, "timm's default is 300, ours 10");
   schedule << int_key("updates", FIELD(schedule.updates), 0)
                   .resumable()
                   .help(
@@ -352,28 +366,38 @@ std::vector<RecipeKey> build_table() {
                            "EasyOCR counts its iterations (one update each) from 0 and stops after iteration num_iter, "
                            "so it runs one update more");
   schedule << int_key("batch", FIELD(schedule.batch), 1)
-                  .help("micro-batch (per rank): what one forward/backward sees");
+                  .help("micro-batch (per rank): what one forward/backward sees")
+                  .same_as(kTimm, "batch_size", "per process, as in timm")
+                  .same_as(kEasyOcr, "batch_size", "per process");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
-                  .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)");
+                  .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)")
+                  .same_as(kTimm, "grad_accum_steps");
   schedule << int_key("nbs", FIELD(schedule.nbs), 1)
                   .help("nominal batch size for `accumulate=auto` and weight-decay scaling");
   data << optional_int_key("imgsz", FIELD(data.imgsz), 8, "auto")
               .tasks(kClassify | kDetect)
               .help("input side in pixels; auto = the dataset's native size (28 for Fashion-MNIST, 224 for "
-                    "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32");
+                    "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32")
+              .same_as(kTimm, "img_size")
+              .differs(kTimm, "input_size",
+                       "--input-size C H W is imgsz=H here: inputs are square, channels come from the data");
   data << double_key("fraction", FIELD(data.fraction), 0.0, 1.0, {false, true})
               .help("share of the training split used (a fixed subset chosen by `seed`)")
               .same_as(
                   kEasyOcr, "total_data_usage_ratio",
                   "a subset chosen by seed from the whole mix, where EasyOCR takes the first lines of each folder");
 
-  data << int_key("workers", FIELD(data.workers), 0, 64).resumable().help("loader threads; 0 decodes on the training thread");
+  data << int_key("workers", FIELD(data.workers), 0, 64)
+              .resumable()
+              .help("loader threads; 0 decodes on the training thread")
+              .same_name(kTimm, "also -j N, as in timm");
   data << int_key("prefetch", FIELD(data.prefetch), 1, 1024)
               .resumable()
               .help("batches prepared ahead of training (bounds loader memory)");
   data << double_key("fliplr", FIELD(data.fliplr), 0.0, 1.0)
               .tasks(kClassify | kDetect)
-              .help("probability of a horizontal flip (training only)");
+              .help("probability of a horizontal flip (training only)")
+              .same_as(kTimm, "hflip");
   classify << int_key("crop_pad", FIELD(classify.crop_pad), 0, 1024)
                   .tasks(kClassify)
                   .help("pad by this many pixels, then crop back at a random position (training only); 0 = off");
@@ -381,7 +405,12 @@ std::vector<RecipeKey> build_table() {
                   .tasks(kClassify)
                   .help("classification training: probability of random erasing, one rectangle of 2–33 % of the "
                         "image (height/width 0.3–3.3) set to the dataset's mean colour (torchvision's "
-                        "`RandomErasing`, Ultralytics' `erasing`)");
+                        "`RandomErasing`, Ultralytics' `erasing`)")
+                  .same_as(kTimm, "reprob", "the box gets the dataset's mean colour, timm's --remode const")
+                  .differs(kTimm, "remode",
+                           "erasing fills its box with the dataset's mean colour (timm's const); pixel and rand noise "
+                           "are not offered")
+                  .differs(kTimm, "recount", "erasing cuts one box per image (timm's --recount 1)");
   classify << enum_key("auto_augment", FIELD(classify.auto_augment),
                        std::vector{AutoAugmentPolicy::none, AutoAugmentPolicy::randaugment,
                                    AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment},
@@ -390,7 +419,10 @@ std::vector<RecipeKey> build_table() {
                   .help("classification training: torchvision's automatic augmentation of each resized sample "
                         "(Ultralytics' `auto_augment`; timm's `--aa`): RandAugment (`randaugment_ops` ops of 14, "
                         "each at bin `randaugment_magnitude` of 31), AutoAugment's ImageNet policy, or "
-                        "TrivialAugmentWide (one op at a random strength); docs/training.md");
+                        "TrivialAugmentWide (one op at a random strength); docs/training.md")
+                  .differs(kTimm, "aa",
+                           "timm's --aa is auto_augment here (randaugment, autoaugment, trivialaugment), with "
+                           "randaugment_ops and randaugment_magnitude for rand-mM-nN");
   classify << int_key("randaugment_ops", FIELD(classify.randaugment_ops), 1, 14)
                   .tasks(kClassify)
                   .help("randaugment: ops applied to each sample, one after another (torchvision's `num_ops`, the "
@@ -403,7 +435,8 @@ std::vector<RecipeKey> build_table() {
                   .tasks(kClassify)
                   .help("classification validation and predict: the centred square of this share of the shorter "
                         "side is resized to imgsz (timm's `crop_pct`, Ultralytics' `crop_fraction`), so photos keep "
-                        "their aspect");
+                        "their aspect")
+                  .same_as(kTimm, "crop_pct", "the validation centre crop");
   classify << double_key("mixup_alpha", FIELD(classify.mixup_alpha), 0.0, 100.0)
                   .tasks(kClassify)
                   .help("classification training: MixUp, each batch blended with its mirror (sample b with B−1−b) by "
@@ -411,15 +444,18 @@ std::vector<RecipeKey> build_table() {
   classify << double_key("cutmix_alpha", FIELD(classify.cutmix_alpha), 0.0, 100.0)
                   .tasks(kClassify)
                   .help("classification training: CutMix, a box of the mirror's pixels pasted in, its share of the "
-                        "image ~ Beta(α, α), targets by the box's actual share (timm's `--cutmix`); 0 = off");
+                        "image ~ Beta(α, α), targets by the box's actual share (timm's `--cutmix`); 0 = off")
+                  .same_as(kTimm, "cutmix");
   classify << double_key("mixup_prob", FIELD(classify.mixup_prob), 0.0, 1.0)
                   .tasks(kClassify)
                   .help("share of training batches mixed when `mixup_alpha` or `cutmix_alpha` is on (timm's "
-                        "`--mixup-prob`)");
+                        "`--mixup-prob`)")
+                  .same_name(kTimm);
   classify << double_key("mixup_switch_prob", FIELD(classify.mixup_switch_prob), 0.0, 1.0)
                   .tasks(kClassify)
                   .help("with both on: share of mixed batches that use CutMix rather than MixUp (timm's "
-                        "`--mixup-switch-prob`)");
+                        "`--mixup-switch-prob`)")
+                  .same_name(kTimm);
   data << double_key("max_bad_fraction", FIELD(data.max_bad_fraction), 0.0, 1.0)
               .help(
                   "share of unreadable images tolerated (each is skipped with a warning) before the dataset fails; "
@@ -451,7 +487,8 @@ std::vector<RecipeKey> build_table() {
                    "otherwise use 1 here)");
   run << int_key("seed", FIELD(run.seed), 0)
              .help("seeds initial weights, the subset, the data order and augmentation")
-             .same_as(kEasyOcr, "manualSeed");
+             .same_as(kEasyOcr, "manualSeed")
+             .same_name(kTimm, "timm's default is 42, ours 0");
   run << bool_key("deterministic", FIELD(run.deterministic)).help("deterministic algorithms where LibTorch offers them");
 
   dist << int_key("nproc", FIELD(dist.nproc), 0, 1024)
@@ -493,24 +530,40 @@ std::vector<RecipeKey> build_table() {
                          "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
                          "RMSProp are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
-                            easyocr_optimizer);
+                            easyocr_optimizer)
+                   .same_as(kTimm, "opt",
+                            "sgd (with Nesterov momentum, as timm's sgd), adam, adamw and adadelta are shared; timm's "
+                            "other optimizers are not offered");
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
-                   .help("initial learning rate at `lr_base_batch`");
-  schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0).help("final learning rate as a fraction of the scaled lr0");
+                   .help("initial learning rate at `lr_base_batch`")
+                   .same_as(kTimm, "lr",
+                            "the learning rate itself while lr_scale=none; optimizer=auto picks its own, so give "
+                            "--opt sgd, timm's default")
+                   .same_as(kEasyOcr, "lr",
+                            "the learning rate itself while lr_scale=none; optimizer=auto picks its own");
+  schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0)
+                  .help("final learning rate as a fraction of the scaled lr0")
+                  .differs(kTimm, "min_lr",
+                           "timm's --min-lr is an absolute learning rate; lrf is the final one as a fraction of lr0 "
+                           "(min-lr / lr)");
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
                    .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
                    .same_as(kEasyOcr, "beta1",
                             "EasyOCR's beta1 is Adam's beta1, which is momentum here (EasyOCR's own train.py builds "
-                            "Adam with torch's defaults and does not pass it)");
+                            "Adam with torch's defaults and does not pass it)")
+                   .same_name(kTimm, "timm's default is 0.9, ours 0.937");
   optim << double_key("rho", FIELD(optim.rho), 0.0, 1.0, {true, false})
                    .help("Adadelta: decay of the running averages of squared gradients and squared updates (EasyOCR's "
                          "`rho`; torch's default is 0.9)");
   optim << double_key("eps", FIELD(optim.eps), 0.0, 1.0, {false, true})
                    .help("Adam, AdamW and Adadelta: the term added inside the update's denominator (EasyOCR's `eps`; "
-                         "torch's Adadelta default is 1e-6)");
+                         "torch's Adadelta default is 1e-6)")
+                   .same_as(kTimm, "opt_eps", "the term added to the denominator of Adam, AdamW and Adadelta");
   optim << double_key("weight_decay", FIELD(optim.weight_decay), 0.0, 1.0)
                    .help("weight decay at batch `nbs`, scaled by effective batch / nbs (Ultralytics' rule); never "
-                         "applied to norm weights and biases");
+                         "applied to norm weights and biases")
+                   .same_name(kTimm,
+                              "scaled here by effective batch / nbs (Ultralytics' rule); timm applies it as given");
   schedule << lr_scale_key().help(
       "how lr0 follows the effective batch: × ratio, × √ratio, or × factor per doubling (the article suggests "
       "1.3–1.5), ratio = effective batch / `lr_base_batch`");
@@ -521,11 +574,21 @@ std::vector<RecipeKey> build_table() {
                   .help(
                       "LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
                       "then cosine down)")
-                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here", {"false"});
+                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here", {"false"})
+                  .same_as(kTimm, "sched",
+                           "cosine is shared (timm ends at --min-lr, here at lr0 × lrf); step, multistep, plateau, "
+                           "tanh and poly are not offered")
+                  .differs(kTimm, "decay_epochs",
+                           "step decay is not offered: scheduler is linear, cosine, onecycle or constant")
+                  .differs(kTimm, "decay_rate",
+                           "step decay is not offered: scheduler is linear, cosine, onecycle or constant")
+                  .differs(kTimm, "dr", "timm's --dr is --decay-rate: step decay is not offered")
+                  .differs(kTimm, "lr_noise", "learning-rate noise is not offered");
   schedule << double_key("warmup_epochs", FIELD(schedule.warmup_epochs), 0.0, 1e6)
                   .values("≥ 0")
                   .help("warmup length in epochs, converted to updates with updates/epoch = ceil(micro-batches / "
-                        "accumulate)");
+                        "accumulate)")
+                  .same_name(kTimm, "timm's default is 5, ours 3");
   schedule << optional_int_key("warmup_updates", FIELD(schedule.warmup_updates), 0, "none")
                   .help("warmup length in updates; overrides warmup_epochs");
   schedule << double_key("warmup_momentum", FIELD(schedule.warmup_momentum), 0.0, 1.0, {true, false})
@@ -534,22 +597,29 @@ std::vector<RecipeKey> build_table() {
                   .help("bias LR at the start of warmup, falling to the schedule");
   optim << double_key("grad_clip", FIELD(optim.grad_clip), 0.0, 1e9)
                    .values("≥ 0")
-                   .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off");
+                   .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off")
+                   .same_as(kTimm, "clip_grad", "the total L2 norm, timm's --clip-mode norm");
   data << double_key("label_smoothing", FIELD(data.label_smoothing), 0.0, 1.0, {true, false})
                    .tasks(kClassify | kOcr)
                    .help("classification training: this share of each target is spread evenly over all classes "
                          "(timm's `--smoothing`, 0.1 in its recipes); validation reports the plain cross-entropy. OCR "
                          "training: the same for each frame's CTC target (the loss becomes (1 − ε) CTC + ε × the "
-                         "frames' cross-entropy to the uniform distribution); validation reports the plain CTC");
+                         "frames' cross-entropy to the uniform distribution); validation reports the plain CTC")
+                   .same_as(kTimm, "smoothing", "timm's default is 0.1, ours 0");
   execution << enum_key("amp", FIELD(execution.amp), std::vector{AmpMode::automatic, AmpMode::off, AmpMode::fp16, AmpMode::bf16},
                         {{"true", AmpMode::automatic}, {"false", AmpMode::off}})
                    .bare_means_true()
                    .help("mixed precision: auto = fp16 with loss scaling on CUDA, fp32 on CPU; fp16 on CPU is an "
-                         "error");
+                         "error")
+                   .differs(kTimm, "amp_dtype", "the AMP dtype is the value of amp here: amp=fp16 or amp=bf16")
+                   .same_name(kTimm, "bare --amp is amp=true: fp16 on CUDA, fp32 on CPU");
   optim << bool_key("ema", FIELD(optim.ema))
-                   .help("keep an exponential moving average of the weights, used for validation and saved");
+                   .help("keep an exponential moving average of the weights, used for validation and saved")
+                   .same_as(kTimm, "model_ema", "on by default here");
   optim << double_key("ema_decay", FIELD(optim.ema_decay), 0.0, 1.0, {true, false})
-                   .help("EMA decay, reached through the ramp decay·(1 − exp(−updates/ema_tau))");
+                   .help("EMA decay, reached through the ramp decay·(1 − exp(−updates/ema_tau))")
+                   .same_as(kTimm, "model_ema_decay",
+                            "reached through a ramp over ema_tau updates, like timm's --model-ema-warmup");
   optim << double_key("ema_tau", FIELD(optim.ema_tau), 0.0, 1e12, {false, true})
                    .values("> 0")
                    .help("EMA ramp length in updates");
@@ -561,7 +631,9 @@ std::vector<RecipeKey> build_table() {
                    .resumable()
                    .help("execution mode (docs/training.md, \"Compile modes\"): default = cuDNN autotuning, TF32 and "
                          "channels-last under AMP on CUDA; reduce-overhead = default + CUDA graphs; max-autotune = "
-                         "measure layouts (and graphs) and keep the fastest; true = default");
+                         "measure layouts (and graphs) and keep the fastest; true = default")
+                   .differs(kTimm, "channels_last",
+                            "the memory layout follows compile: channels-last under AMP on CUDA in the default mode");
   execution << string_key("compile_cache_dir", FIELD(execution.compile_cache_dir), true, "path")
                    .resumable()
                    .help("where max-autotune keeps its decisions; none = `<project>/compile-cache`");
@@ -650,7 +722,8 @@ std::vector<RecipeKey> build_table() {
              .tasks(kOcr)
              .help("OCR training: dropout on the CRNN's convolutional features (before the BiLSTMs) and on the "
                    "BiLSTMs' output (before the prediction layer); adds no parameters, so weights stay EasyOCR's; 0 = "
-                   "EasyOCR");
+                   "EasyOCR")
+             .differs(kTimm, "drop", "classifier dropout is not offered; dropout is the CRNN's");
 
   detect << double_key("mosaic", FIELD(detect.mosaic), 0.0, 1.0)
                 .tasks(kDetect)
@@ -664,7 +737,10 @@ std::vector<RecipeKey> build_table() {
                 .tasks(kDetect)
                 .help("detection: probability of MixUp (Ultralytics' `mixup`): a second training sample, placed "
                       "(mosaic or letterbox) and warped the same way, blended in with a weight ~ Beta(32, 32), its "
-                      "boxes added; Ultralytics' own larger models were trained with 0.05–0.2");
+                      "boxes added; Ultralytics' own larger models were trained with 0.05–0.2")
+                .same_name(kTimm,
+                           "detection's MixUp probability here (it warns on classification); timm's --mixup is "
+                           "mixup_alpha");
   data << double_key("degrees", FIELD(data.degrees), 0.0, 180.0)
               .tasks(kDetect | kOcr)
               .help("detection and OCR training: random rotation ±degrees");
@@ -675,7 +751,10 @@ std::vector<RecipeKey> build_table() {
               .tasks(kClassify | kDetect)
               .help("detection: random scale gain 1 ± scale; classification training: random resized crop of "
                     "[1 − scale, 1] of the image's area at width/height 3/4–4/3, resized to imgsz (Ultralytics' "
-                    "meaning for classify; 0 = the largest centred square)");
+                    "meaning for classify; 0 = the largest centred square)")
+              .same_name(kTimm,
+                         "one number here (the crop keeps [1 − scale, 1] of the area); timm's --scale 0.08 1.0 is "
+                         "scale=0.92");
   data << double_key("shear", FIELD(data.shear), 0.0, 90.0, {true, false})
               .tasks(kDetect | kOcr)
               .help("detection: random shear ± degrees; OCR training: random slant ± degrees");
@@ -693,10 +772,14 @@ std::vector<RecipeKey> build_table() {
   data << double_key("hsv_v", FIELD(data.hsv_v), 0.0, 1.0)
               .tasks(kClassify | kDetect)
               .help("detection: value gain; classification training without `auto_augment`: ColorJitter's brightness "
-                    "and contrast factors from [1 − hsv_v, 1 + hsv_v] (Ultralytics' mapping)");
+                    "and contrast factors from [1 − hsv_v, 1 + hsv_v] (Ultralytics' mapping)")
+              .differs(kTimm, "color_jitter",
+                       "timm's --color-jitter X is hsv_v=X hsv_s=X hsv_h=0 here (brightness, contrast and saturation; "
+                       "without auto_augment, as in timm)");
   detect << double_key("flipud", FIELD(detect.flipud), 0.0, 1.0)
                 .tasks(kDetect)
-                .help("detection: vertical flip probability (`fliplr` is shared with classification)");
+                .help("detection: vertical flip probability (`fliplr` is shared with classification)")
+                .differs(kTimm, "vflip", "classification has no vertical flip here; flipud is detection's");
   detect << int_key("max_boxes", FIELD(detect.max_boxes), 1, 100000)
                 .tasks(kDetect)
                 .values("≥ 1")
@@ -731,15 +814,21 @@ std::vector<RecipeKey> build_table() {
   output << string_key("project", FIELD(output.project), false, "path")
                     .default_text("the user settings' `runs_dir` (`trainer settings`), `runs` unless changed")
                     .resumable()
-                    .help("parent folder of run folders");
+                    .help("parent folder of run folders")
+                    .same_as(kTimm, "output", "runs go to <output>/<task>/<name>");
   output << string_key("name", FIELD(output.name), false, "string")
                 .resumable()
                 .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists")
-                .same_as(kEasyOcr, "experiment_name");
+                .same_as(kEasyOcr, "experiment_name")
+                .same_as(kTimm, "experiment");
   output << bool_key("exist_ok", FIELD(output.exist_ok))
                     .resumable()
                     .help("reuse an existing run folder instead of numbering a new one");
-  output << save_period_key().resumable().help("also keep `weights/epoch<N>.pt` every N epochs");
+  output << save_period_key()
+                .resumable()
+                .help("also keep `weights/epoch<N>.pt` every N epochs")
+                .differs(kTimm, "checkpoint_hist",
+                         "only last.pt and best.pt are kept; save_period=N adds epoch<N>.pt every N epochs");
   output << int_key("save_interval", FIELD(output.save_interval), 0)
                     .resumable()
                     .help("also rewrite `weights/last.pt` every N updates (a resumable point inside an epoch); 0 = "
@@ -747,7 +836,7 @@ std::vector<RecipeKey> build_table() {
   output << resume_key().resumable().help(
       "continue a run exactly: `resume=runs/classify/demo/weights/last.pt`, or `resume`/`resume=true` for the newest "
       "`last.pt` of `<project>/<task>/<name>*`. The recipe comes from the checkpoint; only the keys marked "
-      "resumable may be changed on the command line");
+      "resumable may be changed on the command line").same_name(kTimm);
   output << bool_key("resume_force", FIELD(output.resume_force))
                     .resumable()
                     .help("resume although the command changes other keys (model, batch geometry, optimizer …): the run "
@@ -836,29 +925,67 @@ std::vector<std::string> recipe_key_names() {
   return names;
 }
 
-std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings() {
-  std::vector<std::pair<std::string, ForeignSpelling>> spellings;
+namespace {
+
+// Every spelling of another tool that is not one of our keys' names, with its row (nullptr: a key
+// without counterpart), in table order: the key rows, then the keys without counterpart.
+std::vector<ForeignMatch> all_spellings() {
+  std::vector<ForeignMatch> spellings;
   for (const auto& key : recipe_keys()) {
-    for (const auto& spelling : key.foreign) spellings.emplace_back(key.name, spelling);
+    for (const auto& spelling : key.foreign) {
+      if (spelling.meaning != ForeignMeaning::ours) spellings.push_back({&key, spelling});
+    }
   }
-  for (const auto& spelling : keys_without_counterpart()) spellings.emplace_back("", spelling);
-  for (const auto& row : timm_spellings()) spellings.push_back(row);
+  for (const auto& spelling : keys_without_counterpart()) spellings.push_back({nullptr, spelling});
   return spellings;
 }
 
-std::optional<ForeignMatch> find_foreign_spelling(const std::string& name) {
-  for (const auto& key : recipe_keys()) {
-    for (const auto& spelling : key.foreign) {
-      if (spelling.name == name) return ForeignMatch{&key, spelling};
-    }
-  }
-  for (const auto& spelling : keys_without_counterpart()) {
-    if (spelling.name == name) return ForeignMatch{nullptr, spelling};
-  }
-  for (const auto& [key, spelling] : timm_spellings()) {
-    if (spelling.name == name) return ForeignMatch{find_recipe_key(key), spelling};
+const std::vector<ForeignMatch>& spellings_in_table_order() {
+  static const std::vector<ForeignMatch> spellings = all_spellings();
+  return spellings;
+}
+
+}  // namespace
+
+std::optional<ForeignMatch> find_spelling_of(ForeignTool tool, const std::string& name) {
+  for (const ForeignMatch& match : spellings_in_table_order()) {
+    if (match.spelling.tool == tool && match.spelling.name == name) return match;
   }
   return std::nullopt;
+}
+
+std::optional<ForeignMatch> find_foreign_spelling(const std::string& name, std::optional<ForeignTool> source) {
+  if (source) {
+    if (auto own = find_spelling_of(*source, name)) return own;
+  }
+  for (const ForeignMatch& match : spellings_in_table_order()) {
+    if (match.spelling.name == name) return match;
+  }
+  return std::nullopt;
+}
+
+std::optional<ForeignTool> tool_of_keys(const std::vector<std::string>& names) {
+  std::vector<std::pair<ForeignTool, size_t>> counts = {
+      {ForeignTool::ultralytics, 0}, {ForeignTool::timm, 0}, {ForeignTool::easyocr, 0}};
+  for (auto& [tool, count] : counts) {
+    for (const std::string& name : names) count += find_spelling_of(tool, name) ? 1 : 0;
+  }
+  std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (counts[0].second == 0 || counts[0].second == counts[1].second) return std::nullopt;
+  return counts[0].first;
+}
+
+std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings() {
+  std::vector<std::pair<std::string, ForeignSpelling>> spellings;
+  for (const ForeignMatch& match : spellings_in_table_order()) {
+    if (match.spelling.tool == ForeignTool::timm) continue;
+    spellings.emplace_back(match.key ? match.key->name : "", match.spelling);
+  }
+  for (const std::string& name : tool_file_keys(ForeignTool::timm)) {
+    if (const auto match = find_spelling_of(ForeignTool::timm, name))
+      spellings.emplace_back(match->key ? match->key->name : "", match->spelling);
+  }
+  return spellings;
 }
 
 }  // namespace trainer

@@ -1,9 +1,10 @@
 // The recipe key table: the one declaration of every key. A row says how the key is parsed and
 // printed, its accepted values, its one-line help, the tasks it changes anything for, whether it
 // may change when a run resumes, and the spellings other tools (Ultralytics, timm, EasyOCR) use
-// for it. Parsing, `trainer keys`, `trainer train --help`, docs/recipe-keys.md, the resume check,
-// the no-op warnings and the did-you-mean and foreign-spelling hints all read this table. The
-// typed field and its default live in config/settings.h.
+// for it; other tools' keys with no counterpart here are the rows of config/foreign_keys.cpp.
+// Parsing, `trainer keys`, `trainer train --help`, docs/recipe-keys.md and the tools' pages, the
+// resume check, the no-op warnings and the did-you-mean and foreign-spelling hints all read this
+// table. The typed field and its default live in config/settings.h.
 #pragma once
 #include <functional>
 #include <optional>
@@ -39,10 +40,12 @@ const char* section_title(KeySection section);
 enum class ForeignTool { ultralytics, timm, easyocr };
 const char* tool_name(ForeignTool tool);
 
-// How a key that another tool spells differently is taken here.
+// What another tool's name is here. Every spelling is a (tool, name, meaning) on a row: the key
+// row it belongs to, or a row of the table of keys without counterpart (config/foreign_keys.cpp).
 enum class ForeignMeaning {
-  same,       // accepted as our key, with an info line naming it
-  different,  // refused, with the reason
+  same,       // ours under another name: accepted as our key, with an info line naming it
+  different,  // refused with the reason, except at its inert values, which are ignored
+  ours,       // the tool spells our key as we do: ours is read; the note says what differs (docs only)
 };
 
 struct ForeignSpelling {
@@ -81,14 +84,25 @@ const RecipeKey* find_recipe_key(const std::string& name);
 std::vector<std::string> recipe_key_names();
 
 // A key another tool spells `name`, with the row it belongs to (nullptr: no key of ours has that
-// meaning), or nullopt when no tool's spelling is `name`.
+// meaning). Spellings of the kind `ours` are our keys' names and are never returned.
 struct ForeignMatch {
   const RecipeKey* key = nullptr;
   ForeignSpelling spelling;
 };
-std::optional<ForeignMatch> find_foreign_spelling(const std::string& name);
-// Every other tool's spelling, with the key it belongs to ("" where none of ours has its meaning),
-// in table order.
+// `tool`'s own spelling `name`; nullopt when that tool has none.
+std::optional<ForeignMatch> find_spelling_of(ForeignTool tool, const std::string& name);
+// The spelling `name` as read from `source`, the tool whose file or flags are being read: that
+// tool's own where it has one, otherwise (and where the source is not known: a recipe of ours) the
+// first of any tool in table order, key rows before the keys without counterpart; nullopt when no
+// tool spells `name`.
+std::optional<ForeignMatch> find_foreign_spelling(const std::string& name,
+                                                  std::optional<ForeignTool> source = std::nullopt);
+// The tool whose spellings most of `names` (a recipe file's keys) are, where one tool leads: an
+// Ultralytics args.yaml, an EasyOCR config; nullopt for a recipe of ours or a tie.
+std::optional<ForeignTool> tool_of_keys(const std::vector<std::string>& names);
+// Every other tool's spelling that is not one of our keys' names, with the key it belongs to (""
+// where none of ours has its meaning): Ultralytics' and EasyOCR's spellings on key rows in table
+// order, then their keys without counterpart, then timm's in the order of its train.py flags.
 std::vector<std::pair<std::string, ForeignSpelling>> foreign_spellings();
 
 }  // namespace trainer
