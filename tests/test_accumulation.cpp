@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "config/recipe.h"
-#include "engine/grad_clip.h"
-#include "engine/param_groups.h"
 #include "engine/eager_executor.h"
 #include "engine/trainer.h"
 #include "io/state_dict.h"
+#include "optim/grad_clip.h"
+#include "optim/param_groups.h"
 #include "tasks/smoke_task.h"
 #include "test_helpers.h"
 #include "util/error.h"

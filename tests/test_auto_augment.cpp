@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "data/auto_augment.h"
+#include "data/classify/auto_augment.h"
 #include "data/image_ops.h"
 #include "data/read_image.h"
 #include "test_helpers.h"

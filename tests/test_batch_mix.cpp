@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "data/batch_mix.h"
 #include "data/beta_draw.h"
+#include "data/classify/batch_mix.h"
 
 using namespace trainer;
 

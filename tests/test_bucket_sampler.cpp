@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "data/bucket_sampler.h"
+#include "data/ocr/bucket_sampler.h"
 
 using namespace trainer;
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "data/classify_crop.h"
+#include "data/classify/classify_crop.h"
 
 using namespace trainer;
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "data/classify_transform.h"
-#include "data/image_folder.h"
+#include "data/classify/classify_transform.h"
+#include "data/classify/image_folder.h"
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "test_helpers.h"

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "data/color_jitter.h"
+#include "data/classify/color_jitter.h"
 #include "data/read_image.h"
 #include "test_helpers.h"
 

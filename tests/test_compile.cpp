@@ -10,19 +10,20 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/autotune.h"
-#include "engine/captured_graph.h"
-#include "engine/cuda_graph.h"
+#include "compile/autotune.h"
+#include "compile/captured_graph.h"
+#include "compile/compiled_execution.h"
+#include "compile/cuda_graph.h"
+#include "compile/execution_probe.h"
+#include "compile/graph_executor.h"
+#include "compile/shape_registry.h"
 #include "engine/eager_executor.h"
 #include "engine/execution_config.h"
-#include "engine/execution_probe.h"
-#include "engine/graph_executor.h"
-#include "engine/param_groups.h"
-#include "engine/shape_registry.h"
-#include "engine/training_components.h"
 #include "engine/trainer.h"
+#include "engine/training_components.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
+#include "optim/param_groups.h"
 #include "tasks/smoke_task.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"
@@ -245,7 +246,9 @@ TEST_CASE("max-autotune stores its decision per key and the next start reuses it
     const Settings settings = two_class_settings(dir, {"compile=max-autotune", "compile_cache_dir=" + dir.file("runs-cache")});
     CapturedLog log;
     auto first = make_task(settings);
-    Trainer(settings, *first).fit();
+    Trainer first_run(settings, *first);
+    first_run.set_step_execution(compiled_execution());
+    first_run.fit();
     CHECK(count_lines(log.text(), "probing ") == 4);  // 2 candidates taking turns twice
     CHECK(count_lines(log.text(), "max-autotune: chose") == 1);
     size_t files = 0;
@@ -254,7 +257,9 @@ TEST_CASE("max-autotune stores its decision per key and the next start reuses it
     }
     CHECK(files == 1);
     auto second = make_task(settings);
-    Trainer(settings, *second).fit();
+    Trainer second_run(settings, *second);
+    second_run.set_step_execution(compiled_execution());
+    second_run.fit();
     CHECK(count_lines(log.text(), "probing ") == 4);  // no new measurements
     CHECK(count_lines(log.text(), "max-autotune: reusing the decision") == 1);
   }
@@ -642,8 +647,10 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
     parts.scaler = std::make_unique<LossScaler>(true, plan.device, LossScalerOptions{1024.0});
     ExecutionConfig config;
     config.graphs = graphed;
-    const auto executor = make_step_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
-                                             {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, 8});
+    const auto executor =
+        compiled_execution().make_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
+                                           {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, 8},
+                                           single_process());
     const Loader::Collate collate = task->train_collate(3);
     for (int update = 0; update < kUpdates; ++update) {
       // Parameters only: the poisoned forward pass spoils BatchNorm's running statistics either way.

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/contrast_stretch.h"
+#include "data/ocr/contrast_stretch.h"
 #include "data/read_image.h"
 #include "test_helpers.h"
 

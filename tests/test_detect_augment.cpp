@@ -5,7 +5,7 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "data/detect_augment.h"
+#include "data/detect/detect_augment.h"
 #include "detect_files.h"
 
 using namespace trainer;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "data/detect_collate.h"
+#include "data/detect/detect_collate.h"
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "detect_files.h"

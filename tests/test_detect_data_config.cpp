@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "data/detect_dataset_config.h"
+#include "data/detect/detect_dataset_config.h"
 #include "data/image_files.h"
 #include "test_helpers.h"
 #include "util/error.h"

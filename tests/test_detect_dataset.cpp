@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "data/detect_dataset.h"
-#include "data/label_cache.h"
+#include "data/detect/detect_dataset.h"
+#include "data/detect/label_cache.h"
 #include "detect_files.h"
 #include "util/error.h"
 

@@ -2,8 +2,8 @@
 // Fashion-MNIST install.
 #include <catch2/catch.hpp>
 
-#include "data/fashion_mnist.h"
-#include "data/open_dataset.h"
+#include "data/classify/fashion_mnist.h"
+#include "data/classify/open_dataset.h"
 #include "idx_files.h"
 #include "test_helpers.h"
 #include "util/error.h"

@@ -13,7 +13,7 @@
 #include "config/key_docs.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
-#include "data/ocr_labels.h"
+#include "data/ocr/ocr_labels.h"
 #include "io/checkpoint.h"
 #include "run/results_csv.h"
 #include "test_helpers.h"

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string>
 
-#include "engine/fused_optimizer.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
+#include "optim/fused_optimizer.h"
 #include "test_helpers.h"
 #include "util/error.h"
 #include "util/torch_compat.h"

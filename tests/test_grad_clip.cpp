@@ -1,7 +1,7 @@
 // Sync-free clipping must clip exactly as torch::nn::utils::clip_grad_norm_ does.
 #include <catch2/catch.hpp>
 
-#include "engine/grad_clip.h"
+#include "optim/grad_clip.h"
 
 using namespace trainer;
 

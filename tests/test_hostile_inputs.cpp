@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "config/recipe.h"
-#include "data/detect_dataset_config.h"
-#include "data/ocr_labels.h"
+#include "data/detect/detect_dataset_config.h"
+#include "data/ocr/ocr_labels.h"
 #include "data/read_image.h"
 #include "io/checkpoint.h"
 #include "io/pretrained.h"

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "data/image_folder.h"
-#include "data/open_dataset.h"
+#include "data/classify/image_folder.h"
+#include "data/classify/open_dataset.h"
 #include "data/read_image.h"
 #include "idx_files.h"
 #include "test_helpers.h"

@@ -7,9 +7,9 @@
 #include <numeric>
 #include <thread>
 
-#include "data/classify_transform.h"
+#include "data/classify/classify_transform.h"
+#include "data/classify/open_dataset.h"
 #include "data/loader.h"
-#include "data/open_dataset.h"
 #include "data/sampler.h"
 #include "test_helpers.h"
 #include "util/error.h"

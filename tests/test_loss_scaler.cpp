@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "engine/fused_optimizer.h"
-#include "engine/loss_scaler.h"
+#include "optim/fused_optimizer.h"
+#include "optim/loss_scaler.h"
 #include "util/error.h"
 
 using namespace trainer;

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "data/ocr_labels.h"
+#include "data/ocr/ocr_labels.h"
 #include "run/results_csv.h"
 #include "test_helpers.h"
 

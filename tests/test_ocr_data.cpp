@@ -3,11 +3,11 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "data/charset.h"
-#include "data/ocr_dataset.h"
-#include "data/ocr_labels.h"
+#include "data/ocr/charset.h"
+#include "data/ocr/ocr_dataset.h"
+#include "data/ocr/ocr_labels.h"
+#include "data/ocr/text_line_collate.h"
 #include "data/read_image.h"
-#include "data/text_line_collate.h"
 #include "test_helpers.h"
 #include "util/error.h"
 #include "util/utf8.h"

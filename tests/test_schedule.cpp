@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "config/recipe.h"
-#include "engine/schedule.h"
 #include "data/sampler.h"
 #include "dist/epoch_shard.h"
 #include "engine/training_plan.h"
+#include "optim/schedule.h"
 
 using namespace trainer;
 

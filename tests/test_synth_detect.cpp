@@ -6,9 +6,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "data/detect_collate.h"
-#include "data/detect_dataset_config.h"
-#include "data/synth_detect.h"
+#include "data/detect/detect_collate.h"
+#include "data/detect/detect_dataset_config.h"
+#include "data/synth/synth_detect.h"
 #include "test_helpers.h"
 #include "util/error.h"
 

@@ -2,7 +2,7 @@
 // line is reported with its file and line.
 #include <catch2/catch.hpp>
 
-#include "data/yolo_labels.h"
+#include "data/detect/yolo_labels.h"
 #include "test_helpers.h"
 
 using namespace trainer;

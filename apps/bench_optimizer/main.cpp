@@ -12,9 +12,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "engine/fused_optimizer.h"
-#include "engine/grad_clip.h"
-#include "engine/loss_scaler.h"
+#include "optim/fused_optimizer.h"
+#include "optim/grad_clip.h"
+#include "optim/loss_scaler.h"
 #include "util/error.h"
 
 namespace {

@@ -8,16 +8,17 @@
 #include <map>
 #include <variant>
 
+#include "compile/compiled_execution.h"
+#include "compile/mode_comparison.h"
 #include "config/key_docs.h"
 #include "config/model_family.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
-#include "data/synth_output.h"
+#include "data/synth/synth_output.h"
 #include "dist/local_launcher.h"
 #include "dist/process_group.h"
 #include "dist/rank_environment.h"
 #include "engine/deployable.h"
-#include "engine/mode_comparison.h"
 #include "engine/resume.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
@@ -191,7 +192,7 @@ int run_train(const CommonOptions& options) {
     folder = resume->run_folder;
   }
   // Asked for several processes outside a job: become the launcher of this machine's ranks.
-  if (!rank_environment() && launches_ranks(settings)) return launch_local_ranks(settings);
+  if (!rank_environment() && launches_ranks(settings.dist)) return launch_local_ranks(settings.dist);
   const std::unique_ptr<Collective> process_group = join_job(settings);
   Collective& collective = process_group ? *process_group : single_process();
   const bool main_rank = collective.layout().is_main();
@@ -214,6 +215,7 @@ int run_train(const CommonOptions& options) {
   }
   if (!resume && main_rank) write_file_atomically(folder.args(), to_yaml(settings));
   Trainer trainer(settings, *task, main_rank ? folder.root : std::filesystem::path(), collective);
+  trainer.set_step_execution(compiled_execution());
   if (resume) trainer.resume_from(resume->checkpoint);
   install_stop_signals();
   trainer.set_stop_check(stop_signal);
@@ -353,7 +355,7 @@ int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vec
   Settings settings = settings_of(options);
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
-  const TrainingPlan plan = plan_for(settings, *task, planned_world(settings));
+  const TrainingPlan plan = plan_for(settings, *task, planned_world(settings.dist));
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
   rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");

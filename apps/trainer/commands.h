@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "config/settings.h"
-#include "data/synth_detect.h"
-#include "data/synth_digits.h"
-#include "data/synth_printed.h"
+#include "data/synth/synth_detect.h"
+#include "data/synth/synth_digits.h"
+#include "data/synth/synth_printed.h"
 #include "export_arguments.h"
 #include "io/export_weights.h"
 

@@ -8,32 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "config/setting_types.h"
+
 namespace trainer {
-
-enum class TaskKind { classify, ocr, detect };
-enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta };
-enum class SchedulerKind { linear, cosine, onecycle, constant };
-enum class AmpMode { automatic, off, fp16, bf16 };
-enum class CompileMode { none, standard, reduce_overhead, max_autotune };
-// Every compile mode, simplest first: the order `trainer plan --probe` compares them in.
-inline constexpr CompileMode kCompileModes[] = {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
-                                                CompileMode::max_autotune};
-enum class NormKind { batch, group, frozen_batch, sync_batch };
-enum class LrScaleRule { none, linear, sqrt, factor };
-enum class DistBackend { automatic, gloo, nccl };
-// Classification training's automatic augmentation, torchvision's AutoAugment (ImageNet policy),
-// RandAugment and TrivialAugmentWide (data/auto_augment.h).
-enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
-// Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
-enum class ImageCacheMode { off, ram };
-
-// `freeze`: the model's first N layers, or layers named by their state-dict prefix
-// (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
-struct FreezeSpec {
-  int64_t first_layers = 0;
-  std::vector<std::string> layers;
-  bool empty() const { return first_layers == 0 && layers.empty(); }
-};
 
 // What is trained, from what, on which hardware.
 struct RunSettings {
@@ -56,7 +33,7 @@ struct DataSettings {
   int64_t workers = 2;
   int64_t prefetch = 4;
   double max_bad_fraction = 0.01;
-  int64_t max_image_pixels = 178956970;  // PIL's decompression-bomb error threshold
+  int64_t max_image_pixels = kPilMaxImagePixels;
   double fliplr = 0.5;
   double degrees = 0.0;
   double scale = 0.5;
@@ -104,18 +81,6 @@ struct ExecutionSettings {
   CompileMode compile = CompileMode::none;
   std::string compile_cache_dir;      // "" = <project>/compile-cache
   int64_t compile_cache_limit = 8;
-};
-
-// Distributed data-parallel training (R17); `batch` is per rank. Under torchrun (or any launcher
-// that sets RANK, WORLD_SIZE, …) the environment gives the layout and these launch keys are ignored.
-struct DistributedSettings {
-  int64_t nproc = 1;
-  int64_t nnodes = 1;
-  int64_t node_rank = 0;
-  std::string master_addr;            // "" = $MASTER_ADDR, else 127.0.0.1
-  int64_t master_port = 0;            // 0 = $MASTER_PORT, else a free port
-  DistBackend backend = DistBackend::automatic;
-  int64_t timeout = 600;              // seconds
 };
 
 // The run folder, checkpoints, validation and stopping.
@@ -216,17 +181,8 @@ struct SharedTaskSettings {
 // keep), padded to that one size.
 inline int64_t validation_batch(const ScheduleSettings& schedule) { return schedule.batch * 2; }
 
-const char* to_string(TaskKind value);
 // The ascending widths OCR batches are padded to: bucket_widths, or multiples of bucket_step, ending at imgW.
 std::vector<int64_t> ocr_bucket_widths(const OcrSettings& ocr);
-const char* to_string(OptimizerKind value);
-const char* to_string(SchedulerKind value);
-const char* to_string(AmpMode value);
-const char* to_string(CompileMode value);
-const char* to_string(NormKind value);
-const char* to_string(AutoAugmentPolicy value);
-const char* to_string(ImageCacheMode value);
-const char* to_string(DistBackend value);
 std::string lr_scale_text(const ScheduleSettings& schedule);
 
 }  // namespace trainer

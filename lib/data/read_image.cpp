@@ -9,7 +9,7 @@
 #include <climits>
 #include <fstream>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -28,7 +28,7 @@ int imread_flags(int64_t channels, int reduction) {
   TORCH_INTERNAL_ASSERT(false, "image reduction ", reduction, " is not 1, 2, 4 or 8");
 }
 
-std::atomic<int64_t> max_pixels{DataSettings{}.max_image_pixels};
+std::atomic<int64_t> max_pixels{kPilMaxImagePixels};
 
 bool oversized(cv::Size size) { return int64_t(size.width) * size.height > max_pixels.load(); }
 

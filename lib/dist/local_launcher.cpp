@@ -154,25 +154,25 @@ int supervise(std::vector<Rank>& ranks, int64_t world_size) {
 
 }  // namespace
 
-bool launches_ranks(const Settings& settings) { return settings.dist.nproc > 1 || settings.dist.nnodes > 1; }
+bool launches_ranks(const DistributedSettings& dist) { return dist.nproc > 1 || dist.nnodes > 1; }
 
-int launch_local_ranks(const Settings& settings) {
-  const int64_t local_ranks = std::max<int64_t>(settings.dist.nproc, 1);
-  const int64_t world_size = local_ranks * settings.dist.nnodes;
+int launch_local_ranks(const DistributedSettings& dist) {
+  const int64_t local_ranks = std::max<int64_t>(dist.nproc, 1);
+  const int64_t world_size = local_ranks * dist.nnodes;
   const char* address_variable = std::getenv("MASTER_ADDR");
   const char* port_variable = std::getenv("MASTER_PORT");
-  const std::string master_addr = !settings.dist.master_addr.empty() ? settings.dist.master_addr
+  const std::string master_addr = !dist.master_addr.empty() ? dist.master_addr
                                   : address_variable             ? address_variable
                                                                  : "127.0.0.1";
-  int64_t master_port = settings.dist.master_port > 0 ? settings.dist.master_port : port_variable ? std::atoll(port_variable) : 0;
-  if (settings.dist.nnodes > 1 && (master_port == 0 || master_addr == "127.0.0.1")) {
-    throw UserError("nnodes=" + std::to_string(settings.dist.nnodes) + " needs master_addr and master_port (or "
+  int64_t master_port = dist.master_port > 0 ? dist.master_port : port_variable ? std::atoll(port_variable) : 0;
+  if (dist.nnodes > 1 && (master_port == 0 || master_addr == "127.0.0.1")) {
+    throw UserError("nnodes=" + std::to_string(dist.nnodes) + " needs master_addr and master_port (or "
                     "MASTER_ADDR and MASTER_PORT): rank 0's machine, the same on every machine");
   }
   // Node 0 hosts the store as torchrun's agent does; the ranks only join it.
   std::optional<AgentStore> store;
-  if (settings.dist.node_rank == 0) {
-    store.emplace(master_port, std::chrono::seconds(settings.dist.timeout));
+  if (dist.node_rank == 0) {
+    store.emplace(master_port, std::chrono::seconds(dist.timeout));
     master_port = store->port();
   }
   std::signal(SIGINT, on_signal);
@@ -180,11 +180,11 @@ int launch_local_ranks(const Settings& settings) {
   const std::vector<std::string> arguments = own_command_line();
   std::vector<Rank> ranks;
   for (int64_t local_rank = 0; local_rank < local_ranks; ++local_rank) {
-    const int64_t rank = settings.dist.node_rank * local_ranks + local_rank;
+    const int64_t rank = dist.node_rank * local_ranks + local_rank;
     const std::vector<std::pair<std::string, std::string>> variables{
         {"RANK", std::to_string(rank)},
         {"LOCAL_RANK", std::to_string(local_rank)},
-        {"GROUP_RANK", std::to_string(settings.dist.node_rank)},
+        {"GROUP_RANK", std::to_string(dist.node_rank)},
         {"WORLD_SIZE", std::to_string(world_size)},
         {"LOCAL_WORLD_SIZE", std::to_string(local_ranks)},
         {"MASTER_ADDR", master_addr},

@@ -1,12 +1,12 @@
 // `trainer train … nproc=N` when no launcher started this process: this process becomes the
 // launcher of its machine's N ranks, doing what torchrun's agent does (R17).
 #pragma once
-#include "config/settings.h"
+#include "config/setting_types.h"
 
 namespace trainer {
 
 // nproc > 1 or nnodes > 1: the command asks for more processes than itself.
-bool launches_ranks(const Settings& settings);
+bool launches_ranks(const DistributedSettings& dist);
 
 // Starts this same command line (/proc/self/exe with /proc/self/cmdline) once per local rank with
 // torchrun's variables set (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR,
@@ -16,6 +16,6 @@ bool launches_ranks(const Settings& settings);
 // only through here), and when a rank exits non-zero or is killed, the others are terminated and
 // the launcher fails naming it. Returns the exit code: 0, the failed rank's code, or that of a
 // forwarded stop (130, 143).
-int launch_local_ranks(const Settings& settings);
+int launch_local_ranks(const DistributedSettings& dist);
 
 }  // namespace trainer

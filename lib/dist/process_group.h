@@ -6,7 +6,7 @@
 #include <chrono>
 #include <memory>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 #include "dist/collective.h"
 #include "dist/rank_environment.h"
 

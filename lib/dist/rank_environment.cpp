@@ -57,11 +57,11 @@ std::optional<RankEnvironment> rank_environment() {
   return environment;
 }
 
-WorldLayout planned_world(const Settings& settings) {
+WorldLayout planned_world(const DistributedSettings& dist) {
   if (const auto environment = rank_environment()) return environment->layout;
   WorldLayout layout;
-  layout.local_world_size = std::max<int64_t>(settings.dist.nproc, 1);
-  layout.world_size = layout.local_world_size * settings.dist.nnodes;
+  layout.local_world_size = std::max<int64_t>(dist.nproc, 1);
+  layout.world_size = layout.local_world_size * dist.nnodes;
   return layout;
 }
 

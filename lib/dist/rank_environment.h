@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 #include "dist/collective.h"
 
 namespace trainer {
@@ -25,7 +25,7 @@ struct RankEnvironment {
 // inconsistent values are UserErrors naming the variable.
 std::optional<RankEnvironment> rank_environment();
 
-// The layout a run of `settings` will have: this rank's, else rank 0 of nproc x nnodes ranks.
-WorldLayout planned_world(const Settings& settings);
+// The layout a run with these launch keys will have: this rank's, else rank 0 of nproc x nnodes ranks.
+WorldLayout planned_world(const DistributedSettings& dist);
 
 }  // namespace trainer

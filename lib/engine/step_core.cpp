@@ -2,7 +2,7 @@
 
 #include "dist/module_sync.h"
 #include "engine/autocast.h"
-#include "engine/grad_clip.h"
+#include "optim/grad_clip.h"
 
 namespace trainer {
 

@@ -8,10 +8,10 @@
 
 #include "dist/collective.h"
 #include "engine/execution_config.h"
-#include "engine/fused_optimizer.h"
-#include "engine/loss_scaler.h"
 #include "engine/model_ema.h"
 #include "engine/task.h"
+#include "optim/fused_optimizer.h"
+#include "optim/loss_scaler.h"
 
 namespace trainer {
 
@@ -63,11 +63,5 @@ class StepExecutor {
   // Updates whose gradients were summed over ranks (0 in one process).
   virtual int64_t gradient_all_reduces() const = 0;
 };
-
-// The executor `config.execution` asks for: CUDA graphs on a CUDA device when `graphs` is set
-// (in builds with TRAINER_CUDA), the eager executor otherwise.
-std::unique_ptr<StepExecutor> make_step_executor(Task& task, FusedOptimizer& optimizer, LossScaler& scaler,
-                                                 ModelEma* ema, const StepConfig& config,
-                                                 Collective& collective = single_process());
 
 }  // namespace trainer

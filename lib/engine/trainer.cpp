@@ -26,7 +26,8 @@ TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLay
 }
 
 TrainingSummary Trainer::fit() {
-  TrainingRun run(settings_, task_, plan_, RunFolder{run_folder_}, collective_, {observers_, stop_check_}, resume_);
+  TrainingRun run(settings_, task_, plan_, RunFolder{run_folder_}, collective_, {observers_, stop_check_}, resume_,
+                  *execution_);
   return run.fit();
 }
 

@@ -9,6 +9,7 @@
 
 #include "config/settings.h"
 #include "dist/collective.h"
+#include "engine/step_execution.h"
 #include "engine/step_executor.h"
 #include "engine/task.h"
 #include "engine/training_observer.h"
@@ -32,6 +33,9 @@ class Trainer {
   void set_stop_check(std::function<int()> stop_check) { stop_check_ = std::move(stop_check); }
   // Continue exactly where `checkpoint` (written by a run of the same recipe) stopped.
   void resume_from(Checkpoint checkpoint) { resume_ = std::move(checkpoint); }
+  // How the steps execute: eager_execution() unless given compile/'s compiled_execution(), which
+  // the command line gives every run (it must outlive fit()).
+  void set_step_execution(const StepExecution& execution) { execution_ = &execution; }
   const TrainingPlan& plan() const { return plan_; }
   TrainingSummary fit();
 
@@ -44,6 +48,7 @@ class Trainer {
   std::vector<TrainingObserver*> observers_;
   std::function<int()> stop_check_;
   std::optional<Checkpoint> resume_;
+  const StepExecution* execution_ = &eager_execution();
 };
 
 // Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch

@@ -6,10 +6,10 @@
 #include <torch/nn/module.h>
 
 #include "config/settings.h"
-#include "engine/fused_optimizer.h"
-#include "engine/loss_scaler.h"
 #include "engine/model_ema.h"
 #include "engine/training_plan.h"
+#include "optim/fused_optimizer.h"
+#include "optim/loss_scaler.h"
 
 namespace trainer {
 

@@ -4,7 +4,6 @@
 
 #include "config/recipe.h"
 #include "dist/module_sync.h"
-#include "engine/autotune.h"
 #include "engine/deployable.h"
 #include "engine/generator_state.h"
 #include "io/state_dict.h"
@@ -37,7 +36,7 @@ void sum_over_ranks(StepStats& stats, Collective& collective) {
 // What the compile mode resolves to for this run (measured, for max-autotune), with its process-wide
 // switches set and the model in its memory layout.
 ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& plan, Task& task,
-                                  Collective& collective) {
+                                  const StepExecution& execution, Collective& collective) {
   torch::nn::Module& model = task.model();
   const ResolvedExecution resolved =
       resolve_execution(plan.compile, plan.device, plan.amp_dtype.has_value(), is_convolutional(model));
@@ -47,7 +46,7 @@ ExecutionConfig prepare_execution(const Settings& settings, const TrainingPlan& 
   }
   ExecutionConfig chosen = resolved.candidates.empty()
                                ? resolved.config
-                               : autotune_execution(task, settings, plan, resolved.candidates, collective);
+                               : execution.choose(task, settings, plan, resolved.candidates, collective);
   if (chosen.graphs && settings.run.norm == NormKind::sync_batch && collective.distributed()) {
     spdlog::warn(
         "norm=syncbn all-reduces inside the forward pass, which is not captured in CUDA graphs here; "
@@ -74,7 +73,8 @@ void warn_small_batch_norm(const Settings& settings, const TrainingPlan& plan, t
 }  // namespace
 
 TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPlan& plan, RunFolder folder,
-                         Collective& collective, RunHooks hooks, const std::optional<Checkpoint>& resume)
+                         Collective& collective, RunHooks hooks, const std::optional<Checkpoint>& resume,
+                         const StepExecution& execution)
     : settings_(settings),
       task_(task),
       plan_(plan),
@@ -88,14 +88,14 @@ TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPla
   sync_batch_norm_ = std::make_unique<SyncBatchNormScope>(model_, collective_);
   warn_small_batch_norm(settings_, plan_, model_);
   // Before the optimizer allocates its buffers in the parameters' layout.
-  execution_ = prepare_execution(settings_, plan_, task_, collective_);
+  execution_ = prepare_execution(settings_, plan_, task_, execution, collective_);
   components_ = build_training_components(settings_, plan_, model_);
   if (resume) restore(*resume);
   // After every weight is in place (R5): a graph executor captures the tensors as they are now.
-  executor_ = make_step_executor(task_, *components_.optimizer, *components_.scaler, components_.ema.get(),
-                                 {plan_.device, plan_.amp_dtype, settings_.optim.grad_clip, execution_,
-                                  settings_.execution.compile_cache_limit, plan_.micro_batch},
-                                 collective_);
+  executor_ = execution.make_executor(task_, *components_.optimizer, *components_.scaler, components_.ema.get(),
+                                      {plan_.device, plan_.amp_dtype, settings_.optim.grad_clip, execution_,
+                                       settings_.execution.compile_cache_limit, plan_.micro_batch},
+                                      collective_);
   update_step_ = std::make_unique<UpdateStep>(*executor_, *components_.optimizer, settings_, plan_);
   loader_ = std::make_unique<Loader>(task_.train_collate(static_cast<uint64_t>(settings_.run.seed)),
                                      settings_.data.workers, settings_.data.prefetch);

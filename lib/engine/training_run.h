@@ -19,6 +19,7 @@
 #include "dist/sync_batch_norm_scope.h"
 #include "engine/execution_config.h"
 #include "engine/loop_state.h"
+#include "engine/step_execution.h"
 #include "engine/task.h"
 #include "engine/training_components.h"
 #include "engine/training_observer.h"
@@ -39,7 +40,7 @@ struct RunHooks {
 class TrainingRun {
  public:
   TrainingRun(const Settings& settings, Task& task, const TrainingPlan& plan, RunFolder folder, Collective& collective,
-              RunHooks hooks, const std::optional<Checkpoint>& resume);
+              RunHooks hooks, const std::optional<Checkpoint>& resume, const StepExecution& execution);
   TrainingSummary fit();
 
  private:

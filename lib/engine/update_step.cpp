@@ -1,6 +1,6 @@
 #include "engine/update_step.h"
 
-#include "engine/param_groups.h"
+#include "optim/param_groups.h"
 
 namespace trainer {
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 
 #include "config/settings.h"
-#include "engine/fused_optimizer.h"
-#include "engine/schedule.h"
 #include "engine/step_executor.h"
 #include "engine/training_plan.h"
+#include "optim/fused_optimizer.h"
+#include "optim/schedule.h"
 
 namespace trainer {
 

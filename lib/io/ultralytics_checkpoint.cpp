@@ -4,7 +4,7 @@
 #include <map>
 #include <optional>
 
-#include "data/detect_dataset_config.h"
+#include "data/detect/detect_dataset_config.h"
 #include "io/pickled_module.h"
 #include "io/torch_pickle.h"
 #include "util/error.h"

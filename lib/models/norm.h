@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 
 namespace trainer {
 

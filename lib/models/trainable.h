@@ -9,7 +9,7 @@
 
 #include <torch/nn/module.h>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 
 namespace trainer {
 

@@ -10,7 +10,7 @@
 
 #include <opencv2/core/types.hpp>
 
-#include "data/yolo_labels.h"
+#include "data/detect/yolo_labels.h"
 
 namespace trainer {
 

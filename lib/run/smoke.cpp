@@ -6,12 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "compile/compiled_execution.h"
 #include "engine/eager_executor.h"
-#include "engine/param_groups.h"
 #include "engine/trainer.h"
 #include "io/checkpoint.h"
 #include "io/run_folder.h"
 #include "io/state_dict.h"
+#include "optim/param_groups.h"
 #include "tasks/smoke_task.h"
 
 namespace trainer {
@@ -75,6 +76,7 @@ SmokeReport run_smoke(const Settings& recipe) {
   std::filesystem::create_directories(RunFolder{folder}.weights());
   SmokeTask task(samples, static_cast<uint64_t>(settings.run.seed));
   Trainer trainer(settings, task, folder);
+  trainer.set_step_execution(compiled_execution());
   EpochLosses losses;
   trainer.add_observer(losses);
   const TrainingSummary summary = trainer.fit();

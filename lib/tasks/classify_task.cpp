@@ -6,9 +6,9 @@
 #include <iterator>
 #include <numeric>
 
-#include "data/classify_transform.h"
+#include "data/classify/classify_transform.h"
+#include "data/classify/open_dataset.h"
 #include "data/image_files.h"
-#include "data/open_dataset.h"
 #include "data/sampler.h"
 #include "plot/batch_plot.h"
 #include "tasks/confusion_counts.h"

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "config/settings.h"
-#include "data/classify_transform.h"
+#include "data/classify/classify_transform.h"
 #include "data/image_dataset.h"
 #include "engine/deployable.h"
 #include "engine/task.h"

@@ -5,7 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "data/charset.h"
+#include "data/ocr/charset.h"
 
 namespace trainer {
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "data/detect_collate.h"
+#include "data/detect/detect_collate.h"
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"

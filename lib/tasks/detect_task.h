@@ -4,10 +4,10 @@
 #pragma once
 #include <memory>
 
-#include "data/detect_augment.h"
-#include "data/detect_dataset.h"
-#include "data/detect_dataset_config.h"
-#include "data/image_memo.h"
+#include "data/detect/detect_augment.h"
+#include "data/detect/detect_dataset.h"
+#include "data/detect/detect_dataset_config.h"
+#include "data/detect/image_memo.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/yolov8.h"

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <numeric>
 
-#include "data/contrast_stretch.h"
 #include "data/image_files.h"
+#include "data/ocr/contrast_stretch.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
 #include "plot/batch_plot.h"

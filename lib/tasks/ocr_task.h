@@ -3,10 +3,10 @@
 #pragma once
 #include <memory>
 
-#include "data/bucket_sampler.h"
-#include "data/charset.h"
-#include "data/ocr_dataset.h"
-#include "data/text_line_collate.h"
+#include "data/ocr/bucket_sampler.h"
+#include "data/ocr/charset.h"
+#include "data/ocr/ocr_dataset.h"
+#include "data/ocr/text_line_collate.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/crnn.h"

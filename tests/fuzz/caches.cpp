@@ -3,7 +3,7 @@
 // valid checksum (write_cache_file with an empty header), letting the fuzzer reach the records;
 // with an odd one the bytes are the file as found. The expected keys are fixed: the seed corpus
 // holds caches written for them.
-#include "data/label_cache.h"
+#include "data/detect/label_cache.h"
 #include "support/fuzz_target.h"
 
 using namespace trainer;

@@ -1,10 +1,10 @@
 // The text and binary files of a dataset, the first byte choosing the reader: an Ultralytics
 // data.yaml, a YOLO label file (the second byte gives the class count), an EasyOCR labels.csv,
 // and IDX image and label files (plain or gzip).
-#include "data/detect_dataset_config.h"
-#include "data/fashion_mnist.h"
-#include "data/ocr_labels.h"
-#include "data/yolo_labels.h"
+#include "data/classify/fashion_mnist.h"
+#include "data/detect/detect_dataset_config.h"
+#include "data/detect/yolo_labels.h"
+#include "data/ocr/ocr_labels.h"
 #include "support/fuzz_target.h"
 
 using namespace trainer;

@@ -6,7 +6,7 @@ Run once when a target is added (it rewrites its seeds, leaving the other files 
 the fuzzers grow the corpora from these (scripts/fuzz --merge adds only what reaches new code). The torch.save seeds come from the fixture generators the unit tests use
 (scripts/python/*_fixture.py); Ultralytics' whole model is shrunk to three of its layers, each tensor
 one element, so the pickle keeps its structure in a few kilobytes. The cache seeds
-spell out data/label_cache.cpp's layout (header, then records): they must follow its format
+spell out data/detect/label_cache.cpp's layout (header, then records): they must follow its format
 version, or the fuzzer no longer reaches the records.
 """
 import collections

@@ -1,0 +1,61 @@
+// The small value types of settings fields that components below the engine take on their own
+// (models a NormKind, dist its launch keys, data an AutoAugmentPolicy), so those layers need not
+// include the whole recipe (config/settings.h). Names and meanings are in the key table.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainer {
+
+enum class TaskKind { classify, ocr, detect };
+enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta };
+enum class SchedulerKind { linear, cosine, onecycle, constant };
+enum class AmpMode { automatic, off, fp16, bf16 };
+enum class CompileMode { none, standard, reduce_overhead, max_autotune };
+// Every compile mode, simplest first: the order `trainer plan --probe` compares them in.
+inline constexpr CompileMode kCompileModes[] = {CompileMode::none, CompileMode::standard, CompileMode::reduce_overhead,
+                                                CompileMode::max_autotune};
+enum class NormKind { batch, group, frozen_batch, sync_batch };
+enum class LrScaleRule { none, linear, sqrt, factor };
+enum class DistBackend { automatic, gloo, nccl };
+// Classification training's automatic augmentation, torchvision's AutoAugment (ImageNet policy),
+// RandAugment and TrivialAugmentWide (data/classify/auto_augment.h).
+enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
+// Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
+enum class ImageCacheMode { off, ram };
+
+// `freeze`: the model's first N layers, or layers named by their state-dict prefix
+// (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
+struct FreezeSpec {
+  int64_t first_layers = 0;
+  std::vector<std::string> layers;
+  bool empty() const { return first_layers == 0 && layers.empty(); }
+};
+
+// PIL's decompression-bomb error threshold: the default of max_image_pixels.
+inline constexpr int64_t kPilMaxImagePixels = 178956970;
+
+// Distributed data-parallel training (R17); `batch` is per rank. Under torchrun (or any launcher
+// that sets RANK, WORLD_SIZE, …) the environment gives the layout and these launch keys are ignored.
+struct DistributedSettings {
+  int64_t nproc = 1;
+  int64_t nnodes = 1;
+  int64_t node_rank = 0;
+  std::string master_addr;            // "" = $MASTER_ADDR, else 127.0.0.1
+  int64_t master_port = 0;            // 0 = $MASTER_PORT, else a free port
+  DistBackend backend = DistBackend::automatic;
+  int64_t timeout = 600;              // seconds
+};
+
+const char* to_string(TaskKind value);
+const char* to_string(OptimizerKind value);
+const char* to_string(SchedulerKind value);
+const char* to_string(AmpMode value);
+const char* to_string(CompileMode value);
+const char* to_string(NormKind value);
+const char* to_string(AutoAugmentPolicy value);
+const char* to_string(ImageCacheMode value);
+const char* to_string(DistBackend value);
+
+}  // namespace trainer
