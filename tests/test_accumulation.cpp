@@ -3,11 +3,11 @@
 // stops the run with a clear error.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
+#include "engine/eager_executor.h"
 #include "engine/grad_clip.h"
 #include "engine/param_groups.h"
-#include "engine/eager_executor.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"
 #include "test_helpers.h"

@@ -11,10 +11,10 @@
 #include <chrono>
 #include <fstream>
 
-#include "config/recipe.h"
 #include "data/detect_dataset_config.h"
 #include "data/ocr_labels.h"
 #include "data/read_image.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/pretrained.h"
 #include "io/tensor_archive.h"

@@ -6,10 +6,10 @@
 #include <set>
 
 #include "config/key_docs.h"
-#include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "config/timm_docs.h"
 #include "config/timm_flags.h"
+#include "families/recipes.h"
 #include "test_helpers.h"
 
 using namespace trainer;

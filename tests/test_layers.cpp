@@ -15,8 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bottom to top. The README's "Development" paragraph states the same order.
-const std::vector<std::string> kLayers = {"util", "config", "data",   "io",    "plot", "models",
-                                          "onnx", "dist",   "engine", "tasks", "run",  "apps"};
+const std::vector<std::string> kLayers = {"util", "config",   "data", "io",     "plot",  "models", "onnx",
+                                          "families", "dist", "engine", "tasks", "run",    "apps"};
 
 int layer_of(const std::string& folder) {
   for (size_t i = 0; i < kLayers.size(); ++i) {

@@ -1,11 +1,11 @@
 // Schedules count updates, warmup is in updates, and the plan keeps the short last group.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
-#include "engine/schedule.h"
 #include "data/sampler.h"
 #include "dist/epoch_shard.h"
+#include "engine/schedule.h"
 #include "engine/training_plan.h"
+#include "families/recipes.h"
 
 using namespace trainer;
 
