@@ -6,6 +6,7 @@
 #include "config/recipe.h"
 #include "engine/eager_executor.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "io/state_dict.h"
 #include "optim/grad_clip.h"
 #include "optim/param_groups.h"

@@ -2,7 +2,7 @@
 // label_smoothing mixing the uniform distribution into each target.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
+#include "families/recipes.h"
 #include "models/resnet.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"

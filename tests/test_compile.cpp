@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "config/recipe.h"
+#include "families/recipes.h"
 #include <cmath>
 #include <cstring>
 #include <limits>

@@ -6,13 +6,13 @@
 #include <csignal>
 #include <thread>
 
-#include "config/recipe.h"
 #include "dist/epoch_shard.h"
 #include "dist/gradient_all_reducer.h"
 #include "dist/process_group.h"
 #include "dist/rendezvous.h"
 #include "dist/sync_batch_norm_scope.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"

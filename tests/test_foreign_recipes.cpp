@@ -11,9 +11,9 @@
 
 #include "config/foreign_keys.h"
 #include "config/key_docs.h"
-#include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "data/ocr/ocr_labels.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "run/results_csv.h"
 #include "test_helpers.h"

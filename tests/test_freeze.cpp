@@ -2,8 +2,8 @@
 // names, and frozen layers leave training exactly as they came in.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "models/crnn.h"
 #include "models/resnet.h"
 #include "models/trainable.h"

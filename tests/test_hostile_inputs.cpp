@@ -15,6 +15,7 @@
 #include "data/detect/detect_dataset_config.h"
 #include "data/ocr/ocr_labels.h"
 #include "data/read_image.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/pretrained.h"
 #include "io/tensor_archive.h"

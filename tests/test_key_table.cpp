@@ -8,8 +8,8 @@
 #include "config/command_arguments.h"
 #include "config/foreign_keys.h"
 #include "config/key_docs.h"
-#include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "families/recipes.h"
 #include "test_helpers.h"
 
 using namespace trainer;

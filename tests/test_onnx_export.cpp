@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "families/model_family.h"
 #include "models/crnn.h"
 #include "models/resnet.h"
 #include "models/yolov8.h"
@@ -81,7 +82,7 @@ std::vector<Family> families() { return {resnet_family(), crnn_family(), yolo_fa
 std::filesystem::path write_onnx(const TempDir& dir, const Family& family, const OnnxOptions& options,
                                  const std::string& tag) {
   const auto path = dir / (family.name + "-" + tag + ".onnx");
-  write_text(path, onnx_export::export_onnx(*family.model, family.card, options).bytes);
+  write_text(path, export_family_onnx(*family.model, family.card, options).bytes);
   return path;
 }
 
@@ -165,17 +166,17 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   const Family yolo = yolo_family();
   OnnxOptions options;
   options.imgsz = std::vector<int64_t>{100, 100};
-  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options),
+  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options),
                     Catch::Contains("imgsz=100,100") && Catch::Contains("multiples of its stride 32"));
   options = {};
   options.opset = 10;
-  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options),
+  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options),
                     Catch::Contains("opset=10 is not supported; use 11 to 17"));
   options = {};
   options.batch = 0;
-  CHECK_THROWS_WITH(onnx_export::export_onnx(*yolo.model, yolo.card, options), Catch::Contains("batch=0"));
+  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options), Catch::Contains("batch=0"));
   ResNet grouped = make_resnet("resnet18", 3, 2, NormKind::group);
-  CHECK_THROWS_WITH(onnx_export::export_onnx(*grouped, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
+  CHECK_THROWS_WITH(export_family_onnx(*grouped, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
                     Catch::Contains("norm=gn cannot be exported"));
   CHECK(onnx_export::parse_imgsz("640") == std::vector<int64_t>{640, 640});
   CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});

@@ -1,8 +1,8 @@
 // Recipes and overrides are parsed once into Settings; every mistake names its key and source.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "families/recipes.h"
 #include "test_helpers.h"
 #include "util/error.h"
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "config/recipe.h"
 #include "engine/resume.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
 #include "tasks/smoke_task.h"

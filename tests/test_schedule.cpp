@@ -5,6 +5,7 @@
 #include "data/sampler.h"
 #include "dist/epoch_shard.h"
 #include "engine/training_plan.h"
+#include "families/recipes.h"
 #include "optim/schedule.h"
 
 using namespace trainer;

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "config/recipe.h"
 #include "engine/trainer.h"
 #include "engine/training_plan.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/state_dict.h"
 #include "run/results_csv.h"

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "config/recipe.h"
 #include "engine/trainer.h"
+#include "families/recipes.h"
 #include "tasks/task_factory.h"
 #include "util/error.h"
 #include "util/host_allocator.h"

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "families/model_family.h"
 #include "models/crnn.h"
 #include "models/resnet.h"
 #include "models/yolov8.h"
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
     trainer::onnx_export::OnnxOptions options;
     options.simplify = simplify;
     trainer::write_file_atomically(file,
-                                   trainer::onnx_export::export_onnx(*subject.model, subject.card, options).bytes);
+                                   trainer::export_family_onnx(*subject.model, subject.card, options).bytes);
     trainer::onnx_export::OpenCvModel deployed(file);  // reads the file again for each new width (OCR)
     const torch::Tensor input = torch::rand({1, subject.card.channels, subject.card.height, subject.card.width});
     std::vector<double> torch_ms, opencv_ms;

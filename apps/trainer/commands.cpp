@@ -11,7 +11,6 @@
 #include "compile/compiled_execution.h"
 #include "compile/mode_comparison.h"
 #include "config/key_docs.h"
-#include "config/model_family.h"
 #include "config/recipe.h"
 #include "config/recipe_keys.h"
 #include "data/synth/synth_output.h"
@@ -21,6 +20,8 @@
 #include "engine/deployable.h"
 #include "engine/resume.h"
 #include "engine/trainer.h"
+#include "families/model_family.h"
+#include "families/recipes.h"
 #include "io/checkpoint.h"
 #include "io/pretrained.h"
 #include "io/run_folder.h"
@@ -47,7 +48,8 @@ namespace trainer::app {
 namespace {
 
 // Ultralytics' `model=best.pt` names its architecture only inside the file: an Ultralytics
-// checkpoint whose name is no architecture becomes model=yolov8<its scale> pretrained=<file>.
+// checkpoint whose name is no architecture becomes model=<the family's model of it, yolov8n …>
+// pretrained=<file>.
 std::vector<std::string> with_architecture_of_weights(const std::vector<std::string>& overrides) {
   std::vector<std::string> resolved = normalize_overrides(overrides);
   for (std::string& argument : resolved) {
@@ -57,8 +59,9 @@ std::vector<std::string> with_architecture_of_weights(const std::vector<std::str
       continue;
     }
     const PretrainedWeights weights = read_pretrained(file.string());
-    if (!weights.ultralytics || weights.ultralytics->scale.empty()) continue;
-    argument = "model=yolov8" + weights.ultralytics->scale;
+    const std::string architecture = weights.ultralytics ? ultralytics_architecture(*weights.ultralytics) : "";
+    if (architecture.empty()) continue;
+    argument = "model=" + architecture;
     resolved.push_back("pretrained=" + file.string());
     break;
   }
@@ -301,8 +304,10 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
   if (file.ultralytics) {
-    if (file.ultralytics->scale.empty()) throw UserError(weights + ": the file does not tell which YOLOv8 scale it is");
-    overrides.insert(overrides.begin(), "model=yolov8" + file.ultralytics->scale);
+    const std::string architecture = ultralytics_architecture(*file.ultralytics);
+    if (architecture.empty()) throw UserError(weights + ": the file does not tell which YOLOv8 scale it is");
+    if (trained.checkpoint.card) trained.checkpoint.card->model_name = architecture;
+    overrides.insert(overrides.begin(), "model=" + architecture);
     // As Ultralytics' val: the data the model was trained on unless data= says otherwise.
     if (!options.config && !file.ultralytics->data.empty())
       overrides.insert(overrides.begin(), "data=" + file.ultralytics->data);
@@ -419,7 +424,7 @@ int run_export_onnx(const ExportRequest& request) {
   trained.task->model().eval();
   ModelCard card = deployable(*trained.task).model_card();
   card.recipe = to_yaml(trained.settings);
-  const onnx_export::OnnxFile file = onnx_export::export_onnx(trained.task->model(), card, request.onnx);
+  const onnx_export::OnnxFile file = export_family_onnx(trained.task->model(), card, request.onnx);
   const std::filesystem::path output =
       request.output.value_or(std::filesystem::path(request.weights).replace_extension(".onnx"));
   write_file_atomically(output, file.bytes);

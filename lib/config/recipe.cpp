@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "config/foreign_keys.h"
-#include "config/model_family.h"
+#include "config/model_catalog.h"
 #include "config/recipe_keys.h"
 #include "config/user_settings.h"
 #include "util/error.h"
@@ -230,16 +230,16 @@ void apply_overrides(Settings& settings, const std::vector<std::string>& overrid
 
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
-void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch) {
+void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
   const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
   if (!is_weights && extension != ".yaml" && extension != ".yml") return;
   const std::string& where = given.at("model");
   const std::string architecture = file.stem().string();
-  if (!task_of_model(architecture)) {
+  if (!task_of_model(catalog, architecture)) {
     throw UserError(where + ": model=" + settings.run.model + " names no architecture; give the architecture as model= (" +
-                    model_families_text() + ") and the file as pretrained=");
+                    model_families_text(catalog) + ") and the file as pretrained=");
   }
   if (is_weights && from_scratch) {
     spdlog::info("{}: model={} with pretrained=false: the architecture from scratch, the file unread", where,
@@ -270,7 +270,7 @@ bool sets_easyocr_keys(const Settings& settings, const GivenKeys& given) {
 // A model implies its task and a task its usual model (Ultralytics' habit); with neither named,
 // an Ultralytics data.yaml means detection and EasyOCR's keys text recognition. Named both, they
 // must agree.
-void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
+void resolve_model_and_task(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog) {
   // Ultralytics' pretrained: false, kept as the word by its row, names no file.
   const bool from_scratch = settings.run.pretrained == "false";
   if (from_scratch) settings.run.pretrained.clear();
@@ -282,14 +282,14 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given) {
       if (extension == ".yaml" || extension == ".yml") settings.run.task = TaskKind::detect;
       if (sets_easyocr_keys(settings, given)) settings.run.task = TaskKind::ocr;
     }
-    settings.run.model = default_model(settings.run.task);
+    settings.run.model = default_model(catalog, settings.run.task);
     return;
   }
-  split_model_file(settings, given, from_scratch);
-  const std::optional<TaskKind> family = task_of_model(settings.run.model);
+  split_model_file(settings, given, from_scratch, catalog);
+  const std::optional<TaskKind> family = task_of_model(catalog, settings.run.model);
   if (!family) {
     throw UserError(model_where->second + ": unknown model '" + settings.run.model + "'; models are " +
-                    model_families_text());
+                    model_families_text(catalog));
   }
   if (task_where != given.end() && *family != settings.run.task) {
     throw UserError(model_where->second + ": model '" + settings.run.model + "' trains task=" + to_string(*family) +
@@ -346,8 +346,8 @@ std::vector<std::string> names_of(const GivenKeys& given) {
 
 }  // namespace
 
-Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides) {
+Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
+                       const ModelCatalog& catalog) {
   Settings settings;
   GivenKeys given;
   LoadNotes notes;
@@ -355,14 +355,14 @@ Settings load_settings(const std::optional<std::string>& config_path,
   apply_overrides(settings, overrides, given, notes);
   report(notes);
   if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
-  resolve_model_and_task(settings, given);
+  resolve_model_and_task(settings, given, catalog);
   validate(settings);
   warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
 
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
-                                 const std::vector<std::string>& overrides) {
+                                 const std::vector<std::string>& overrides, const ModelCatalog& catalog) {
   Settings settings;
   GivenKeys given;
   LoadNotes notes;
@@ -371,7 +371,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   apply_overrides(settings, overrides, overridden, notes);
   report(notes);
   for (const auto& entry : overridden) given[entry.first] = entry.second;
-  resolve_model_and_task(settings, given);
+  resolve_model_and_task(settings, given, catalog);
   validate(settings);
   // The embedded recipe was checked when it was written: only what this command changes warns.
   warn_keys_without_effect(settings, names_of(overridden));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/model_catalog.h"
 #include "config/settings.h"
 
 namespace trainer {
@@ -17,12 +18,14 @@ std::vector<std::string> normalize_overrides(const std::vector<std::string>& arg
 // A recipe file's keys are looked up in the spellings of the tool whose file it is (tool_of_keys:
 // an Ultralytics args.yaml, an EasyOCR config); `key=value` overrides in Ultralytics', and
 // `--key=value` ones (timm's flags, as overrides_of_arguments writes them) in timm's.
-Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides);
+// `catalog`: the model families, which tie a model name to its task (families/recipes.h passes
+// the registered ones).
+Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
+                       const ModelCatalog& catalog);
 
 // A recipe held as text (e.g. inside a checkpoint); `origin` names it in error messages.
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
-                                 const std::vector<std::string>& overrides);
+                                 const std::vector<std::string>& overrides, const ModelCatalog& catalog);
 
 // The resolved recipe as YAML, every key in table order; loading it gives the same Settings.
 std::string to_yaml(const Settings& settings);

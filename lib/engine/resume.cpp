@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "config/recipe.h"
 #include "config/recipe_keys.h"
+#include "families/recipes.h"
 #include "util/error.h"
 #include "util/text.h"
 

@@ -29,14 +29,14 @@ bool is_state_dict(const c10::IValue& value) {
 
 // What an Ultralytics detection model tells of itself, so it predicts and exports without a
 // data.yaml: its names (when the file has one per class) and Ultralytics' input, RGB scaled to
-// [0, 1] and letterboxed; the size is the recipe's imgsz.
+// [0, 1] and letterboxed; the size is the recipe's imgsz. The model's name is its family's to
+// give (families/model_family.h's ultralytics_architecture).
 std::optional<ModelCard> card_of(const UltralyticsModel& model) {
   if (model.scale.empty() || model.names.empty() || static_cast<int64_t>(model.names.size()) != model.classes) {
     return std::nullopt;
   }
   ModelCard card;
   card.task = "detect";
-  card.model_name = "yolov8" + model.scale;
   card.labels = model.names;
   card.normalization = unit_scaled_pixels();
   return card;

@@ -1,6 +1,7 @@
+#include <fmt/format.h>
 #include <torch/torch.h>
 
-#include "onnx/family_graphs.h"
+#include "onnx/crnn_graph.h"
 #include "onnx/torch_layers.h"
 
 namespace trainer::onnx_export {
@@ -47,6 +48,19 @@ std::string crnn_graph(GraphBuilder& graph, const CrnnImpl& model, const std::st
   }
   x = linear(graph, x, *model.Prediction, "Prediction");
   return graph.node("Transpose", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+}
+
+FamilyGraph crnn_onnx(GraphBuilder& graph, const CrnnImpl& model, const GraphRequest& request) {
+  const int64_t height = request.height, width = request.width;
+  if (height < 32 || width < 8)
+    unsupported(fmt::format("imgsz={},{}: the CRNN needs height >= 32 and width >= 8", height, width));
+  const Dim columns = request.dynamic ? Dim{std::string("width")} : Dim{width};
+  const Dim steps = request.dynamic ? Dim{std::string("steps")} : Dim{CrnnImpl::time_steps(width)};
+  FamilyGraph written;
+  written.input = {request.batch, request.channels, height, columns};
+  written.value = crnn_graph(graph, model, graph.input("images", written.input), request.simplify);
+  written.output = {request.batch, steps, model.options.classes()};
+  return written;
 }
 
 }  // namespace trainer::onnx_export

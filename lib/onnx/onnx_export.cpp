@@ -5,7 +5,6 @@
 #include <chrono>
 #include <ctime>
 
-#include "onnx/family_graphs.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -63,9 +62,9 @@ void write_metadata(GraphBuilder& graph, const ModelCard& card, const OnnxOption
   graph.metadata(kRecipeKey, card.recipe);
 }
 
-[[noreturn]] void unsupported(const std::string& what) { throw UserError("export format=onnx: " + what); }
-
 }  // namespace
+
+void unsupported(const std::string& what) { throw UserError("export format=onnx: " + what); }
 
 std::vector<int64_t> parse_imgsz(const std::string& text) {
   std::string digits;
@@ -89,39 +88,24 @@ std::vector<int64_t> parse_imgsz(const std::string& text) {
   return sides.size() == 1 ? std::vector<int64_t>{sides[0], sides[0]} : sides;
 }
 
-OnnxFile export_onnx(const torch::nn::Module& model, const ModelCard& card, const OnnxOptions& options) {
+OnnxFile export_onnx(const GraphWriter& writer, const torch::nn::Module& model, const ModelCard& card,
+                     const OnnxOptions& options) {
   if (options.batch < 1) unsupported("batch=" + std::to_string(options.batch) + " must be at least 1");
   const std::vector<int64_t> size = options.imgsz.value_or(std::vector<int64_t>{card.height, card.width});
   const int64_t height = size.at(0), width = size.at(1);
   GraphBuilder graph(options.opset, options.half);
-  const Dim batch = options.dynamic ? Dim{std::string("batch")} : Dim{options.batch};
+  GraphRequest request;
+  request.batch = options.dynamic ? Dim{std::string("batch")} : Dim{options.batch};
+  request.channels = card.channels;
+  request.height = height;
+  request.width = width;
+  request.dynamic = options.dynamic;
+  request.simplify = options.simplify;
+  const FamilyGraph written = writer(graph, model, request);
   OnnxFile file;
-  std::string output;
-  if (const auto* resnet = dynamic_cast<const ResNetImpl*>(&model)) {
-    file.input = {batch, card.channels, height, width};
-    output = resnet_graph(graph, *resnet, graph.input("images", file.input), options.simplify);
-    file.output = {batch, resnet->options.classes()};
-  } else if (const auto* crnn = dynamic_cast<const CrnnImpl*>(&model)) {
-    if (height < 32 || width < 8)
-      unsupported(fmt::format("imgsz={},{}: the CRNN needs height >= 32 and width >= 8", height, width));
-    const Dim columns = options.dynamic ? Dim{std::string("width")} : Dim{width};
-    const Dim steps = options.dynamic ? Dim{std::string("steps")} : Dim{CrnnImpl::time_steps(width)};
-    file.input = {batch, card.channels, height, columns};
-    output = crnn_graph(graph, *crnn, graph.input("images", file.input), options.simplify);
-    file.output = {batch, steps, crnn->options.classes()};
-  } else if (const auto* yolo = dynamic_cast<const YOLOv8Impl*>(&model)) {
-    if (height % 32 != 0 || width % 32 != 0) {
-      unsupported(fmt::format("imgsz={},{}: YOLOv8 needs sides that are multiples of its stride 32", height, width));
-    }
-    int64_t anchors = 0;
-    for (const double stride : yolo->strides())
-      anchors += (height / static_cast<int64_t>(stride)) * (width / static_cast<int64_t>(stride));
-    file.input = {batch, card.channels, height, width};
-    output = yolov8_graph(graph, *yolo, graph.input("images", file.input), options.simplify, height, width);
-    file.output = {batch, 4 + yolo->options.classes(), anchors};
-  } else {
-    unsupported("the model is not a ResNet, CRNN or YOLOv8");
-  }
+  file.input = written.input;
+  file.output = written.output;
+  const std::string& output = written.value;
   graph.output(output, card.task == "detect" ? "output0" : "output", file.output);
   write_metadata(graph, card, options, height, width);
   file.bytes = graph.serialize();

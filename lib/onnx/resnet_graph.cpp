@@ -1,6 +1,6 @@
 #include <torch/torch.h>
 
-#include "onnx/family_graphs.h"
+#include "onnx/resnet_graph.h"
 #include "onnx/torch_layers.h"
 
 namespace trainer::onnx_export {
@@ -46,6 +46,14 @@ std::string resnet_graph(GraphBuilder& graph, const ResNetImpl& model, const std
   }
   x = graph.node("Flatten", {graph.node("GlobalAveragePool", {x})}, {{"axis", int64_t{1}}});
   return linear(graph, x, *model.fc, "fc");
+}
+
+FamilyGraph resnet_onnx(GraphBuilder& graph, const ResNetImpl& model, const GraphRequest& request) {
+  FamilyGraph written;
+  written.input = {request.batch, request.channels, request.height, request.width};
+  written.value = resnet_graph(graph, model, graph.input("images", written.input), request.simplify);
+  written.output = {request.batch, model.options.classes()};
+  return written;
 }
 
 }  // namespace trainer::onnx_export

@@ -1,9 +1,10 @@
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "models/yolo_blocks.h"
 #include "models/yolo_head.h"
-#include "onnx/family_graphs.h"
 #include "onnx/torch_layers.h"
+#include "onnx/yolov8_graph.h"
 
 namespace trainer::onnx_export {
 namespace {
@@ -145,6 +146,21 @@ std::string yolov8_graph(GraphBuilder& graph, const YOLOv8Impl& model, const std
     outputs.push_back(y);
   }
   throw std::logic_error("YOLOv8 layer list has no Detect head");
+}
+
+FamilyGraph yolov8_onnx(GraphBuilder& graph, const YOLOv8Impl& model, const GraphRequest& request) {
+  const int64_t height = request.height, width = request.width;
+  if (height % 32 != 0 || width % 32 != 0) {
+    unsupported(fmt::format("imgsz={},{}: YOLOv8 needs sides that are multiples of its stride 32", height, width));
+  }
+  int64_t anchors = 0;
+  for (const double stride : model.strides())
+    anchors += (height / static_cast<int64_t>(stride)) * (width / static_cast<int64_t>(stride));
+  FamilyGraph written;
+  written.input = {request.batch, request.channels, height, width};
+  written.value = yolov8_graph(graph, model, graph.input("images", written.input), request.simplify, height, width);
+  written.output = {request.batch, 4 + model.options.classes(), anchors};
+  return written;
 }
 
 }  // namespace trainer::onnx_export

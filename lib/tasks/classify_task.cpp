@@ -10,6 +10,7 @@
 #include "data/classify/open_dataset.h"
 #include "data/image_files.h"
 #include "data/sampler.h"
+#include "families/model_family.h"
 #include "plot/batch_plot.h"
 #include "tasks/confusion_counts.h"
 #include "tasks/same_classes.h"
@@ -45,7 +46,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
   }
   meters_.confusion = CountsMeter(class_names_.size() * class_names_.size());
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = make_resnet(shared.run.model, channels_, classes(), shared.run.norm);
+  model_ = ResNet(build_model_as<ResNetImpl>({shared.run.model, channels_, classes(), shared.run.norm}));
 }
 
 void ClassifyTask::take_data_facts() {

@@ -13,6 +13,7 @@
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
+#include "families/model_family.h"
 #include "io/json_reader.h"
 #include "io/run_folder.h"
 #include "plot/batch_plot.h"
@@ -108,7 +109,7 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   }
   meters_.confusion = CountsMeter((config_.names.size() + 1) * (config_.names.size() + 1));
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = make_yolov8(shared.run.model, 3, classes());
+  model_ = YOLOv8(build_model_as<YOLOv8Impl>({shared.run.model, 3, classes()}));
   DetectionLossOptions loss_options;
   loss_options.box = detect.box;
   loss_options.cls = detect.cls;

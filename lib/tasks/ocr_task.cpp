@@ -10,6 +10,7 @@
 #include "data/ocr/contrast_stretch.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
+#include "families/model_family.h"
 #include "plot/batch_plot.h"
 #include "tasks/ctc_decoder.h"
 #include "tasks/ctc_loss.h"
@@ -123,13 +124,7 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataS
     }
   }
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = Crnn(CrnnOptions()
-                    .in_channels(ocr.rgb ? 3 : 1)
-                    .output_channel(ocr.output_channel)
-                    .hidden_size(ocr.hidden_size)
-                    .classes(classes())
-                    .norm(shared.run.norm)
-                    .dropout(ocr.dropout));
+  model_ = Crnn(build_model_as<CrnnImpl>({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr}));
 }
 
 std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {

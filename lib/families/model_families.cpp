@@ -1,0 +1,58 @@
+#include "families/model_family.h"
+
+namespace trainer {
+
+// The registration: one line per family, whose record families/<family>_family.cpp defines as
+// `ModelFamily <family>_family()`. The order is that of messages ("resnet18/34/50 (task=classify),
+// crnn (task=ocr) or yolov8n/s/m/l/x (task=detect)"); a task's default model is its first family's.
+#define TRAINER_MODEL_FAMILIES(FAMILY) \
+  FAMILY(resnet)                       \
+  FAMILY(crnn)                         \
+  FAMILY(yolov8)
+
+#define TRAINER_DECLARE_FAMILY(family) ModelFamily family##_family();
+TRAINER_MODEL_FAMILIES(TRAINER_DECLARE_FAMILY)
+#undef TRAINER_DECLARE_FAMILY
+
+const std::vector<ModelFamily>& model_families() {
+#define TRAINER_FAMILY_RECORD(family) family##_family(),
+  static const std::vector<ModelFamily> families = {TRAINER_MODEL_FAMILIES(TRAINER_FAMILY_RECORD)};
+#undef TRAINER_FAMILY_RECORD
+  return families;
+}
+
+const ModelCatalog& model_catalog() {
+  static const ModelCatalog catalog = [] {
+    ModelCatalog names;
+    for (const ModelFamily& family : model_families()) names.push_back(family.names);
+    return names;
+  }();
+  return catalog;
+}
+
+const ModelFamily& family_of(const std::string& model) {
+  for (const ModelFamily& family : model_families()) {
+    if (family.names.answers_to(model)) return family;
+  }
+  throw UserError("unknown model '" + model + "'; models are " +
+                  model_families_text(model_catalog()));
+}
+
+std::string ultralytics_architecture(const UltralyticsModel& file) {
+  for (const ModelFamily& family : model_families()) {
+    const std::string model = family.ultralytics_model ? family.ultralytics_model(file) : "";
+    if (!model.empty()) return model;
+  }
+  return "";
+}
+
+std::shared_ptr<torch::nn::Module> build_model(const ModelRequest& request) {
+  return family_of(request.name).build(request);
+}
+
+onnx_export::OnnxFile export_family_onnx(const torch::nn::Module& model, const ModelCard& card,
+                                         const onnx_export::OnnxOptions& options) {
+  return onnx_export::export_onnx(family_of(card.model_name).onnx_graph, model, card, options);
+}
+
+}  // namespace trainer

@@ -1,0 +1,21 @@
+#include "families/recipes.h"
+
+#include "families/model_family.h"
+
+namespace trainer {
+
+Settings load_settings(const std::optional<std::string>& config_path,
+                       const std::vector<std::string>& overrides) {
+  return load_settings(config_path, overrides, model_catalog());
+}
+
+Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
+                                 const std::vector<std::string>& overrides) {
+  return load_settings_from_yaml(yaml, origin, overrides, model_catalog());
+}
+
+std::optional<TaskKind> task_of_model(const std::string& model) {
+  return task_of_model(model_catalog(), model);
+}
+
+}  // namespace trainer

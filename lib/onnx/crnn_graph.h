@@ -1,0 +1,20 @@
+// The CRNN as an ONNX graph: [B, C, imgH, W] -> per-frame logits [B, W / 4 - 1, classes] (class 0
+// the CTC blank), as EasyOCR's recognizer returns them.
+#pragma once
+#include <string>
+
+#include "models/crnn.h"
+#include "onnx/graph_builder.h"
+#include "onnx/onnx_export.h"
+
+namespace trainer::onnx_export {
+
+// The evaluation forward from the graph input `images`; returns the output value. `fold` folds
+// norms into convolutions.
+std::string crnn_graph(GraphBuilder& graph, const CrnnImpl& model, const std::string& images,
+                       bool fold);
+
+// The family's graph writer: height >= 32, width >= 8; dynamic names the width and the steps too.
+FamilyGraph crnn_onnx(GraphBuilder& graph, const CrnnImpl& model, const GraphRequest& request);
+
+}  // namespace trainer::onnx_export
