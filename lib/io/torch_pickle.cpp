@@ -152,6 +152,16 @@ class Unpickler {
     if (!top().isGenericDict()) fail("SETITEM on something that is not a dict");
     return top().toGenericDict();
   }
+  // parse() hands each opcode to its family; a family returns false for an opcode not its own.
+  c10::IValue stop();
+  bool stack_opcode(uint8_t opcode);
+  bool number_opcode(uint8_t opcode);
+  bool string_opcode(uint8_t opcode);
+  bool container_opcode(uint8_t opcode);
+  bool fill_opcode(uint8_t opcode);
+  bool memo_opcode(uint8_t opcode);
+  bool object_opcode(uint8_t opcode);
+  [[noreturn]] void unknown_opcode(uint8_t opcode) const;
   void set_item(c10::impl::GenericDict& dict, c10::IValue key, c10::IValue value);
   void memo_put(uint64_t index) { memo_[index] = top(); }
   void memo_get(uint64_t index) {
@@ -383,236 +393,296 @@ c10::IValue Unpickler::persistent_load(const c10::IValue& pid) {
 c10::IValue Unpickler::parse() {
   for (;;) {
     const auto opcode = static_cast<uint8_t>(*take(1));
-    switch (opcode) {
-      case 0x80: {  // PROTO
-        const auto protocol = read_le<uint8_t>();
-        if (protocol > 5) unsupported(path_, "pickle protocol " + std::to_string(protocol));
-        break;
-      }
-      case 0x95:  // FRAME: a length hint only
-        take(8);
-        break;
-      case '.': {  // STOP
-        if (stack_.size() != 1 || !marks_.empty()) fail("the pickle ends with a malformed stack");
-        c10::IValue value = std::move(stack_.back());
-        stack_.clear();
-        return value;
-      }
-      case '(':  // MARK
-        marks_.push_back(stack_.size());
-        break;
-      case '0':  // POP
-        pop();
-        break;
-      case '1':  // POP_MARK
-        pop_to_mark();
-        break;
-      case '2':  // DUP
-        stack_.push_back(top());
-        break;
-      case 'N':  // NONE
-        stack_.emplace_back();
-        break;
-      case 0x88:  // NEWTRUE
-        stack_.emplace_back(true);
-        break;
-      case 0x89:  // NEWFALSE
-        stack_.emplace_back(false);
-        break;
-      case 'J':  // BININT
-        stack_.emplace_back(int64_t{read_le<int32_t>()});
-        break;
-      case 'K':  // BININT1
-        stack_.emplace_back(int64_t{read_le<uint8_t>()});
-        break;
-      case 'M':  // BININT2
-        stack_.emplace_back(int64_t{read_le<uint16_t>()});
-        break;
-      case 0x8a:    // LONG1
-      case 0x8b: {  // LONG4
-        const int64_t length =
-            opcode == 0x8a ? int64_t{read_le<uint8_t>()} : int64_t{read_le<int32_t>()};
-        if (length < 0 || length > 8) unsupported(path_, "an integer wider than 64 bits");
-        const auto* bytes = reinterpret_cast<const uint8_t*>(take(length));
-        uint64_t value = 0;
-        for (int64_t i = 0; i < length; ++i) value |= uint64_t{bytes[i]} << (8 * i);
-        // Two's complement of `length` bytes: sign-extend from its top bit.
-        if (length > 0 && length < 8 && (bytes[length - 1] & 0x80) != 0) {
-          value |= ~uint64_t{0} << (8 * length);
-        }
-        stack_.emplace_back(static_cast<int64_t>(value));
-        break;
-      }
-      case 'G': {  // BINFLOAT: big-endian, unlike everything else
-        const auto* bytes = reinterpret_cast<const uint8_t*>(take(8));
-        uint64_t bits = 0;
-        for (int i = 0; i < 8; ++i) bits = (bits << 8) | bytes[i];
-        double value;
-        std::memcpy(&value, &bits, sizeof(value));
-        stack_.emplace_back(value);
-        break;
-      }
-      case 'X':  // BINUNICODE
-      case 'B':  // BINBYTES
-      case 'T':  // BINSTRING (Python 2)
-        stack_.emplace_back(read_string(read_le<uint32_t>()));
-        break;
-      case 0x8c:  // SHORT_BINUNICODE
-      case 'C':   // SHORT_BINBYTES
-      case 'U':   // SHORT_BINSTRING (Python 2)
-        stack_.emplace_back(read_string(read_le<uint8_t>()));
-        break;
-      case 0x8d:  // BINUNICODE8
-      case 0x8e:  // BINBYTES8
-        stack_.emplace_back(read_string(read_le<uint64_t>()));
-        break;
-      case '}':  // EMPTY_DICT
-        stack_.emplace_back(c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()));
-        break;
-      case ']':  // EMPTY_LIST
-        stack_.emplace_back(c10::impl::GenericList(c10::AnyType::get()));
-        break;
-      case ')':  // EMPTY_TUPLE
-        stack_.emplace_back(c10::ivalue::Tuple::create(std::vector<c10::IValue>{}));
-        break;
-      case 't':  // TUPLE
-        stack_.emplace_back(c10::ivalue::Tuple::create(pop_to_mark()));
-        break;
-      case 0x85:  // TUPLE1
-      case 0x86:  // TUPLE2
-      case 0x87: {  // TUPLE3
-        std::vector<c10::IValue> elements(opcode - 0x84);
-        for (auto element = elements.rbegin(); element != elements.rend(); ++element) {
-          *element = pop();
-        }
-        stack_.emplace_back(c10::ivalue::Tuple::create(std::move(elements)));
-        break;
-      }
-      case 'l': {  // LIST
-        c10::impl::GenericList list(c10::AnyType::get());
-        for (c10::IValue& item : pop_to_mark()) list.push_back(std::move(item));
-        stack_.emplace_back(std::move(list));
-        break;
-      }
-      case 'd': {  // DICT
-        std::vector<c10::IValue> items = pop_to_mark();
-        if (items.size() % 2 != 0) fail("a DICT with an odd number of items");
-        c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-        for (size_t i = 0; i < items.size(); i += 2) set_item(dict, items[i], items[i + 1]);
-        stack_.emplace_back(std::move(dict));
-        break;
-      }
-      case 'a': {  // APPEND (Python writes it for one element; LibTorch 1.13 lacks it)
-        c10::IValue item = pop();
-        top_list().push_back(std::move(item));
-        break;
-      }
-      case 'e': {  // APPENDS
-        std::vector<c10::IValue> items = pop_to_mark();
-        c10::impl::GenericList list = top_list();
-        for (c10::IValue& item : items) list.push_back(std::move(item));
-        break;
-      }
-      case 's': {  // SETITEM (Python writes it for one entry; LibTorch 1.13 lacks it)
-        c10::IValue value = pop();
-        c10::IValue key = pop();
-        c10::impl::GenericDict dict = top_dict();
-        set_item(dict, std::move(key), std::move(value));
-        break;
-      }
-      case 'u': {  // SETITEMS
-        std::vector<c10::IValue> items = pop_to_mark();
-        if (items.size() % 2 != 0) fail("a SETITEMS with an odd number of items");
-        c10::impl::GenericDict dict = top_dict();
-        for (size_t i = 0; i < items.size(); i += 2) set_item(dict, items[i], items[i + 1]);
-        break;
-      }
-      case 'q':  // BINPUT
-        memo_put(read_le<uint8_t>());
-        break;
-      case 'r':  // LONG_BINPUT
-        memo_put(read_le<uint32_t>());
-        break;
-      case 0x94:  // MEMOIZE
-        memo_put(memo_.size());
-        break;
-      case 'h':  // BINGET
-        memo_get(read_le<uint8_t>());
-        break;
-      case 'j':  // LONG_BINGET
-        memo_get(read_le<uint32_t>());
-        break;
-      case 'c': {  // GLOBAL
-        const std::string module = read_line();
-        const std::string name = read_line();
-        stack_.push_back(make_global(module, name));
-        break;
-      }
-      case 0x93: {  // STACK_GLOBAL
-        const c10::IValue name = pop();
-        const c10::IValue module = pop();
-        if (!name.isString() || !module.isString()) fail("a STACK_GLOBAL without names");
-        stack_.push_back(make_global(module.toStringRef(), name.toStringRef()));
-        break;
-      }
-      case 'R':      // REDUCE
-      case 0x81: {  // NEWOBJ
-        const c10::IValue args = pop();
-        const c10::IValue callable = pop();
-        stack_.push_back(call(callable, args));
-        break;
-      }
-      case 0x92: {  // NEWOBJ_EX
-        const c10::IValue kwargs = pop();
-        const c10::IValue args = pop();
-        const c10::IValue callable = pop();
-        if (!kwargs.isGenericDict() || !kwargs.toGenericDict().empty()) {
-          fail("keyword arguments to a constructor");
-        }
-        stack_.push_back(call(callable, args));
-        break;
-      }
-      case 'b': {  // BUILD
-        // An OrderedDict gets state_dict()'s `_metadata` attribute (module versions), which
-        // loading weights does not need; a PickledObject keeps its state, unapplied.
-        c10::IValue state = pop();
-        PickledObject* object = object_of(top());
-        if (object != nullptr) {
-          object->state = std::move(state);
-        } else if (!top().isGenericDict()) {
-          fail("BUILD on something other than an OrderedDict or a recorded object");
-        }
-        break;
-      }
-      case 0x8f:  // EMPTY_SET
-        stack_.emplace_back(c10::impl::GenericList(c10::AnyType::get()));
-        break;
-      case 0x90: {  // ADDITEMS
-        std::vector<c10::IValue> items = pop_to_mark();
-        if (!top().isList()) fail("ADDITEMS to something that is not a set");
-        c10::impl::GenericList set = top().toList();
-        for (c10::IValue& item : items) set.push_back(std::move(item));
-        break;
-      }
-      case 0x91: {  // FROZENSET
-        c10::impl::GenericList set(c10::AnyType::get());
-        for (c10::IValue& item : pop_to_mark()) set.push_back(std::move(item));
-        stack_.emplace_back(std::move(set));
-        break;
-      }
-      case 'Q': {  // BINPERSID
-        const c10::IValue pid = pop();
-        stack_.push_back(persistent_load(pid));
-        break;
-      }
-      default: {
-        char hex[8];
-        std::snprintf(hex, sizeof(hex), "0x%02x", opcode);
-        unsupported(path_, std::string("pickle opcode ") + hex +
-                               " (not one torch.save writes)");
-      }
-    }
+    if (opcode == '.') return stop();  // STOP
+    const bool known = stack_opcode(opcode) || number_opcode(opcode) || string_opcode(opcode) ||
+                       container_opcode(opcode) || fill_opcode(opcode) || memo_opcode(opcode) ||
+                       object_opcode(opcode);
+    if (!known) unknown_opcode(opcode);
   }
+}
+
+c10::IValue Unpickler::stop() {
+  if (stack_.size() != 1 || !marks_.empty()) fail("the pickle ends with a malformed stack");
+  c10::IValue value = std::move(stack_.back());
+  stack_.clear();
+  return value;
+}
+
+bool Unpickler::stack_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 0x80: {  // PROTO
+      const auto protocol = read_le<uint8_t>();
+      if (protocol > 5) unsupported(path_, "pickle protocol " + std::to_string(protocol));
+      break;
+    }
+    case 0x95:  // FRAME: a length hint only
+      take(8);
+      break;
+    case '(':  // MARK
+      marks_.push_back(stack_.size());
+      break;
+    case '0':  // POP
+      pop();
+      break;
+    case '1':  // POP_MARK
+      pop_to_mark();
+      break;
+    case '2':  // DUP
+      stack_.push_back(top());
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::number_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 'N':  // NONE
+      stack_.emplace_back();
+      break;
+    case 0x88:  // NEWTRUE
+      stack_.emplace_back(true);
+      break;
+    case 0x89:  // NEWFALSE
+      stack_.emplace_back(false);
+      break;
+    case 'J':  // BININT
+      stack_.emplace_back(int64_t{read_le<int32_t>()});
+      break;
+    case 'K':  // BININT1
+      stack_.emplace_back(int64_t{read_le<uint8_t>()});
+      break;
+    case 'M':  // BININT2
+      stack_.emplace_back(int64_t{read_le<uint16_t>()});
+      break;
+    case 0x8a:    // LONG1
+    case 0x8b: {  // LONG4
+      const int64_t length =
+          opcode == 0x8a ? int64_t{read_le<uint8_t>()} : int64_t{read_le<int32_t>()};
+      if (length < 0 || length > 8) unsupported(path_, "an integer wider than 64 bits");
+      const auto* bytes = reinterpret_cast<const uint8_t*>(take(length));
+      uint64_t value = 0;
+      for (int64_t i = 0; i < length; ++i) value |= uint64_t{bytes[i]} << (8 * i);
+      // Two's complement of `length` bytes: sign-extend from its top bit.
+      if (length > 0 && length < 8 && (bytes[length - 1] & 0x80) != 0) {
+        value |= ~uint64_t{0} << (8 * length);
+      }
+      stack_.emplace_back(static_cast<int64_t>(value));
+      break;
+    }
+    case 'G': {  // BINFLOAT: big-endian, unlike everything else
+      const auto* bytes = reinterpret_cast<const uint8_t*>(take(8));
+      uint64_t bits = 0;
+      for (int i = 0; i < 8; ++i) bits = (bits << 8) | bytes[i];
+      double value;
+      std::memcpy(&value, &bits, sizeof(value));
+      stack_.emplace_back(value);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::string_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 'X':  // BINUNICODE
+    case 'B':  // BINBYTES
+    case 'T':  // BINSTRING (Python 2)
+      stack_.emplace_back(read_string(read_le<uint32_t>()));
+      break;
+    case 0x8c:  // SHORT_BINUNICODE
+    case 'C':   // SHORT_BINBYTES
+    case 'U':   // SHORT_BINSTRING (Python 2)
+      stack_.emplace_back(read_string(read_le<uint8_t>()));
+      break;
+    case 0x8d:  // BINUNICODE8
+    case 0x8e:  // BINBYTES8
+      stack_.emplace_back(read_string(read_le<uint64_t>()));
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::container_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case '}':  // EMPTY_DICT
+      stack_.emplace_back(c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()));
+      break;
+    case ']':  // EMPTY_LIST
+      stack_.emplace_back(c10::impl::GenericList(c10::AnyType::get()));
+      break;
+    case ')':  // EMPTY_TUPLE
+      stack_.emplace_back(c10::ivalue::Tuple::create(std::vector<c10::IValue>{}));
+      break;
+    case 't':  // TUPLE
+      stack_.emplace_back(c10::ivalue::Tuple::create(pop_to_mark()));
+      break;
+    case 0x85:  // TUPLE1
+    case 0x86:  // TUPLE2
+    case 0x87: {  // TUPLE3
+      std::vector<c10::IValue> elements(opcode - 0x84);
+      for (auto element = elements.rbegin(); element != elements.rend(); ++element) {
+        *element = pop();
+      }
+      stack_.emplace_back(c10::ivalue::Tuple::create(std::move(elements)));
+      break;
+    }
+    case 'l': {  // LIST
+      c10::impl::GenericList list(c10::AnyType::get());
+      for (c10::IValue& item : pop_to_mark()) list.push_back(std::move(item));
+      stack_.emplace_back(std::move(list));
+      break;
+    }
+    case 'd': {  // DICT
+      std::vector<c10::IValue> items = pop_to_mark();
+      if (items.size() % 2 != 0) fail("a DICT with an odd number of items");
+      c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+      for (size_t i = 0; i < items.size(); i += 2) set_item(dict, items[i], items[i + 1]);
+      stack_.emplace_back(std::move(dict));
+      break;
+    }
+    case 0x8f:  // EMPTY_SET
+      stack_.emplace_back(c10::impl::GenericList(c10::AnyType::get()));
+      break;
+    case 0x91: {  // FROZENSET
+      c10::impl::GenericList set(c10::AnyType::get());
+      for (c10::IValue& item : pop_to_mark()) set.push_back(std::move(item));
+      stack_.emplace_back(std::move(set));
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::fill_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 'a': {  // APPEND (Python writes it for one element; LibTorch 1.13 lacks it)
+      c10::IValue item = pop();
+      top_list().push_back(std::move(item));
+      break;
+    }
+    case 'e': {  // APPENDS
+      std::vector<c10::IValue> items = pop_to_mark();
+      c10::impl::GenericList list = top_list();
+      for (c10::IValue& item : items) list.push_back(std::move(item));
+      break;
+    }
+    case 's': {  // SETITEM (Python writes it for one entry; LibTorch 1.13 lacks it)
+      c10::IValue value = pop();
+      c10::IValue key = pop();
+      c10::impl::GenericDict dict = top_dict();
+      set_item(dict, std::move(key), std::move(value));
+      break;
+    }
+    case 'u': {  // SETITEMS
+      std::vector<c10::IValue> items = pop_to_mark();
+      if (items.size() % 2 != 0) fail("a SETITEMS with an odd number of items");
+      c10::impl::GenericDict dict = top_dict();
+      for (size_t i = 0; i < items.size(); i += 2) set_item(dict, items[i], items[i + 1]);
+      break;
+    }
+    case 0x90: {  // ADDITEMS
+      std::vector<c10::IValue> items = pop_to_mark();
+      if (!top().isList()) fail("ADDITEMS to something that is not a set");
+      c10::impl::GenericList set = top().toList();
+      for (c10::IValue& item : items) set.push_back(std::move(item));
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::memo_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 'q':  // BINPUT
+      memo_put(read_le<uint8_t>());
+      break;
+    case 'r':  // LONG_BINPUT
+      memo_put(read_le<uint32_t>());
+      break;
+    case 0x94:  // MEMOIZE
+      memo_put(memo_.size());
+      break;
+    case 'h':  // BINGET
+      memo_get(read_le<uint8_t>());
+      break;
+    case 'j':  // LONG_BINGET
+      memo_get(read_le<uint32_t>());
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool Unpickler::object_opcode(uint8_t opcode) {
+  switch (opcode) {
+    case 'c': {  // GLOBAL
+      const std::string module = read_line();
+      const std::string name = read_line();
+      stack_.push_back(make_global(module, name));
+      break;
+    }
+    case 0x93: {  // STACK_GLOBAL
+      const c10::IValue name = pop();
+      const c10::IValue module = pop();
+      if (!name.isString() || !module.isString()) fail("a STACK_GLOBAL without names");
+      stack_.push_back(make_global(module.toStringRef(), name.toStringRef()));
+      break;
+    }
+    case 'R':      // REDUCE
+    case 0x81: {  // NEWOBJ
+      const c10::IValue args = pop();
+      const c10::IValue callable = pop();
+      stack_.push_back(call(callable, args));
+      break;
+    }
+    case 0x92: {  // NEWOBJ_EX
+      const c10::IValue kwargs = pop();
+      const c10::IValue args = pop();
+      const c10::IValue callable = pop();
+      if (!kwargs.isGenericDict() || !kwargs.toGenericDict().empty()) {
+        fail("keyword arguments to a constructor");
+      }
+      stack_.push_back(call(callable, args));
+      break;
+    }
+    case 'b': {  // BUILD
+      // An OrderedDict gets state_dict()'s `_metadata` attribute (module versions), which
+      // loading weights does not need; a PickledObject keeps its state, unapplied.
+      c10::IValue state = pop();
+      PickledObject* object = object_of(top());
+      if (object != nullptr) {
+        object->state = std::move(state);
+      } else if (!top().isGenericDict()) {
+        fail("BUILD on something other than an OrderedDict or a recorded object");
+      }
+      break;
+    }
+    case 'Q': {  // BINPERSID
+      const c10::IValue pid = pop();
+      stack_.push_back(persistent_load(pid));
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+void Unpickler::unknown_opcode(uint8_t opcode) const {
+  char hex[8];
+  std::snprintf(hex, sizeof(hex), "0x%02x", opcode);
+  unsupported(path_, std::string("pickle opcode ") + hex + " (not one torch.save writes)");
 }
 
 // Refuses what escaped into the result without being a value: a storage outside a tensor, a
