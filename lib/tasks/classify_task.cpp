@@ -149,7 +149,7 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   return predictions;
 }
 
-std::vector<Meter*> ClassifyTask::validation_meters() {
+std::vector<Meter*> ClassifyTask::meters() {
   return {&meters_.loss, &meters_.top1, &meters_.topk, &meters_.samples, &meters_.confusion};
 }
 

@@ -11,7 +11,7 @@
 
 namespace trainer {
 
-class ClassifyTask : public Task, public Deployable {
+class ClassifyTask : public Task, public TaskTraining, public Validator, public Predictor, public Deployable {
  public:
   // Opens `splits` of the data and builds the model. With a saved model's `card`, the class names,
   // channels and normalisation are the card's, and a validation split must have the same classes.
@@ -21,21 +21,27 @@ class ClassifyTask : public Task, public Deployable {
   std::string name() const override { return "classify"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return static_cast<int64_t>(class_names_.size()); }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *this; }
+  Predictor* predictor() override { return this; }
+  Deployable* deployment() override { return this; }
+
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
   // Each sample with its class name (a mixed sample: its larger class and that class's share).
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
+
   std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
-  std::vector<Meter*> validation_meters() override;
+  std::vector<Meter*> meters() override;
   void validate_shard(const torch::Device& device, const Shard& shard) override;
   Metrics metrics() const override;
 
   // "path: class probability …", best first, with the validation preprocessing.
-  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
+  ModelCard model_card() const override;
 
  private:
   // Class names, channels, normalisation and native size from the validation split.

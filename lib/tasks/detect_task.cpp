@@ -228,7 +228,7 @@ std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictio
   return non_max_suppression(predictions.cpu(), nms);
 }
 
-std::vector<Meter*> DetectTask::validation_meters() {
+std::vector<Meter*> DetectTask::meters() {
   return {&meters_.box_loss, &meters_.cls_loss,  &meters_.dfl_loss,
           &meters_.images,   &meters_.confusion, &meters_.detections};
 }

@@ -16,7 +16,7 @@
 
 namespace trainer {
 
-class DetectTask : public Task, public Deployable {
+class DetectTask : public Task, public TaskTraining, public Validator, public Predictor, public Deployable {
  public:
   // data = an Ultralytics data.yaml, of which `splits` are opened. With a saved model's `card`,
   // the class names are the card's, and a validation split must have the same classes.
@@ -26,6 +26,11 @@ class DetectTask : public Task, public Deployable {
   std::string name() const override { return "detect"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return static_cast<int64_t>(config_.names.size()); }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *this; }
+  Predictor* predictor() override { return this; }
+  Deployable* deployment() override { return this; }
+
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return DetectionLoss::part_names(); }
@@ -39,17 +44,19 @@ class DetectTask : public Task, public Deployable {
   // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
   // and grad_clip of an Ultralytics recipe mean the same here.
   double loss_divisor(int64_t) const override { return 1.0; }
+
   std::vector<std::string> metric_names() const override;
   // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Ultralytics' per-class table (instances,
   // P, R, AP50, AP50-95) goes to Metrics::details.
-  std::vector<Meter*> validation_meters() override;
+  std::vector<Meter*> meters() override;
   void validate_shard(const torch::Device& device, const Shard& shard) override;
   Metrics metrics() const override;
+
   // Detections per image, in the image's own pixels; annotated copies and predictions.json are
   // written to <project>/detect/predict[N]/.
-  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
+  ModelCard model_card() const override;
 
  private:
   // The data.yaml's classes and its validation (and training) images.

@@ -165,7 +165,7 @@ LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& bat
   return {total, total.detach().reshape({1})};
 }
 
-std::vector<Meter*> OcrTask::validation_meters() { return {&loss_meter_, &scores_}; }
+std::vector<Meter*> OcrTask::meters() { return {&loss_meter_, &scores_}; }
 
 void OcrTask::validate_shard(const torch::Device& device, const Shard& shard) {
   // One fixed batch size for every validation batch (R28): twice the training micro-batch.

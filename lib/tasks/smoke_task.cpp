@@ -51,7 +51,7 @@ LossOutput SmokeTask::loss_of_output(const torch::Tensor& logits, const Batch& b
   return {total, total.detach().reshape({1})};
 }
 
-std::vector<Meter*> SmokeTask::validation_meters() { return {&correct_, &samples_}; }
+std::vector<Meter*> SmokeTask::meters() { return {&correct_, &samples_}; }
 
 void SmokeTask::validate_shard(const torch::Device& device, const Shard& shard) {
   c10::InferenceMode inference;

@@ -17,13 +17,16 @@ class SmokeNetImpl : public torch::nn::Module {
 TORCH_MODULE(SmokeNet);
 
 // Its loss is capture-safe; the split lets the engine tests graph it the way OCR is graphed.
-class SmokeTask : public Task, public LossSplit {
+class SmokeTask : public Task, public TaskTraining, public LossSplit, public Validator {
  public:
   SmokeTask(int64_t train_samples, uint64_t seed);
 
   std::string name() const override { return "smoke"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return kClasses; }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *this; }
+
   const std::vector<size_t>& train_indices() const override { return indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
@@ -31,8 +34,9 @@ class SmokeTask : public Task, public LossSplit {
   LossSplit* loss_split() override { return this; }
   torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
+
   std::vector<std::string> metric_names() const override { return {"accuracy"}; }
-  std::vector<Meter*> validation_meters() override;
+  std::vector<Meter*> meters() override;
   void validate_shard(const torch::Device& device, const Shard& shard) override;
   Metrics metrics() const override;
 
