@@ -19,6 +19,10 @@ namespace trainer {
 
 class Task {
  public:
+  Task() = default;
+  // The parts a task hands out may hold references into it, so a task stays where it was made.
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
   virtual ~Task() = default;
   virtual std::string name() const = 0;
   virtual torch::nn::Module& model() = 0;

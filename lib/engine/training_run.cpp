@@ -119,7 +119,9 @@ void TrainingRun::restore(const Checkpoint& checkpoint) {
 }
 
 TrainingSummary TrainingRun::fit() {
-  for (auto* observer : hooks_.observers) observer->on_start(plan_, task_.training().loss_names(), task_.validator().metric_names());
+  for (auto* observer : hooks_.observers) {
+    observer->on_start(plan_, task_.training().loss_names(), task_.validator().metric_names());
+  }
   clock_.row_start = Clock::now();
   for (; state_.epoch < plan_.epochs && !patience_stop_; ++state_.epoch) {
     train_epoch();
