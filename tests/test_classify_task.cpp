@@ -19,8 +19,8 @@ TEST_CASE("label_smoothing spreads that share of each target over all classes", 
       load_settings(std::nullopt, {"data=" + (dir / "data").string(), "model=resnet18", "imgsz=16", "workers=0",
                                    "device=cpu", "fliplr=0", "crop_pad=0", "label_smoothing=" + std::to_string(smoothing)});
   const auto task = make_task(settings);
-  const Batch batch = task->train_collate(0)({0, 5, 12, 20}, 0);
-  const torch::Tensor loss = task->loss(batch).total;
+  const Batch batch = task->training().train_collate(0)({0, 5, 12, 20}, 0);
+  const torch::Tensor loss = task->training().loss(batch).total;
   // The same forward again (train-mode BatchNorm normalises with this batch's statistics either way).
   auto& model = dynamic_cast<ResNetImpl&>(task->model());
   const torch::Tensor log_p = torch::log_softmax(model.forward(batch.input), 1).detach();
@@ -47,9 +47,9 @@ TEST_CASE("mixed batches train on the mixture of both labels' cross-entropies", 
   const auto task = make_task(settings);
   const std::vector<size_t> indices{0, 5, 12, 20};  // classes 0, 0, 1, 1 of the two-class images
   const torch::Tensor labels = torch::tensor({0, 0, 1, 1}, torch::kInt64);
-  const Batch batch = task->train_collate(0)(indices, 0);
+  const Batch batch = task->training().train_collate(0)(indices, 0);
   REQUIRE(batch.target.sizes() == torch::IntArrayRef{4, 2});
-  const torch::Tensor loss = task->loss(batch).total;
+  const torch::Tensor loss = task->training().loss(batch).total;
   auto& model = dynamic_cast<ResNetImpl&>(task->model());
   const torch::Tensor log_p = torch::log_softmax(model.forward(batch.input), 1).detach();
   // Each label's smoothed cross-entropy, weighted by the share the target gives it (own label first).

@@ -436,7 +436,7 @@ std::vector<MicroStep> mixed_steps() {
 
 // Runs `steps` through `executor` on `task`'s training samples and returns the statistics.
 StepStats run_steps(Task& task, StepExecutor& executor, const std::vector<MicroStep>& steps) {
-  const Loader::Collate collate = task.train_collate(7);
+  const Loader::Collate collate = task.training().train_collate(7);
   for (const MicroStep& step : steps) {
     Batch batch = collate(step.indices, 0);
     if (step.poisoned) batch.input.fill_(std::numeric_limits<float>::quiet_NaN());
@@ -651,7 +651,7 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
         compiled_execution().make_executor(*task, *parts.optimizer, *parts.scaler, parts.ema.get(),
                                            {plan.device, plan.amp_dtype, settings.optim.grad_clip, config, 8},
                                            single_process());
-    const Loader::Collate collate = task->train_collate(3);
+    const Loader::Collate collate = task->training().train_collate(3);
     for (int update = 0; update < kUpdates; ++update) {
       // Parameters only: the poisoned forward pass spoils BatchNorm's running statistics either way.
       const auto parameters = [&] {

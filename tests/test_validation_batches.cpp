@@ -2,7 +2,7 @@
 // after, one padded input shape, every batch in order, and a loader that ends early is an error.
 #include <catch2/catch.hpp>
 
-#include "engine/task.h"
+#include "engine/validator.h"
 #include "test_helpers.h"
 
 using namespace trainer;

@@ -49,15 +49,15 @@ int main(int argc, char** argv) {
     const double scan_seconds = seconds_since(scan_start);
 
     const auto seed = static_cast<uint64_t>(settings.run.seed);
-    trainer::Loader loader(task->train_collate(seed), settings.data.workers, settings.data.prefetch);
+    trainer::Loader loader(task->training().train_collate(seed), settings.data.workers, settings.data.prefetch);
     const auto earlier_start = std::chrono::steady_clock::now();
     for (int64_t earlier = 0; earlier < timed_epoch; ++earlier) {
-      loader.start_epoch(task->epoch_batches(seed, earlier, settings.schedule.batch), earlier);
+      loader.start_epoch(task->training().epoch_batches(seed, earlier, settings.schedule.batch), earlier);
       while (loader.next()) {
       }
     }
     const double earlier_seconds = seconds_since(earlier_start);
-    auto epoch = task->epoch_batches(seed, timed_epoch, settings.schedule.batch);
+    auto epoch = task->training().epoch_batches(seed, timed_epoch, settings.schedule.batch);
     const size_t wanted = static_cast<size_t>(warmup + batches);
     if (epoch.size() < wanted) {
       throw trainer::UserError("the epoch has " + std::to_string(epoch.size()) + " batches of " +

@@ -113,14 +113,14 @@ void print_mode_comparison(Task& task, const Settings& settings, const TrainingP
 // Before any update, as Ultralytics does: labels.jpg where the task draws its labels, and
 // train_batch0.jpg … train_batch2.jpg, the first micro-batches of the first epoch as the loader
 // makes them.
-void plot_training_data(const Task& task, const Settings& settings, const std::filesystem::path& folder) {
-  task.plot_labels(folder / "labels.jpg");
+void plot_training_data(const TaskTraining& training, const Settings& settings, const std::filesystem::path& folder) {
+  training.plot_labels(folder / "labels.jpg");
   constexpr size_t kPlottedBatches = 3;
   const auto seed = static_cast<uint64_t>(settings.run.seed);
-  const auto batches = task.epoch_batches(seed, 0, settings.schedule.batch);
-  const Loader::Collate collate = task.train_collate(seed);
+  const auto batches = training.epoch_batches(seed, 0, settings.schedule.batch);
+  const Loader::Collate collate = training.train_collate(seed);
   for (size_t i = 0; i < std::min(batches.size(), kPlottedBatches); ++i) {
-    task.plot_batch(collate(batches[i], 0), folder / fmt::format("train_batch{}.jpg", i));
+    training.plot_batch(collate(batches[i], 0), folder / fmt::format("train_batch{}.jpg", i));
   }
 }
 
@@ -227,7 +227,7 @@ int run_train(const CommonOptions& options) {
     const std::optional<ResumedRows> resumed =
         resume ? std::optional<ResumedRows>({resume->checkpoint.epoch, resume->checkpoint.updates}) : std::nullopt;
     observers = observe_run(trainer, settings, folder, resumed, options.quiet);
-    if (settings.output.plots && !resume) plot_training_data(*task, settings, folder.root);
+    if (settings.output.plots && !resume) plot_training_data(task->training(), settings, folder.root);
   }
   TrainingSummary summary;
   try {
@@ -254,10 +254,17 @@ struct TrainedModel {
 };
 
 // The task's deployment side; a task without one has no model to export or run elsewhere.
-Deployable& deployable(Task& task) {
-  auto* deployable = dynamic_cast<Deployable*>(&task);
-  if (deployable == nullptr) throw UserError("task=" + task.name() + " has no model to export or deploy");
-  return *deployable;
+Deployable& deployment(Task& task) {
+  Deployable* deployment = task.deployment();
+  if (deployment == nullptr) throw UserError("task=" + task.name() + " has no model to export or deploy");
+  return *deployment;
+}
+
+// The task's prediction side, for `trainer predict`.
+Predictor& predictor(Task& task) {
+  Predictor* predictor = task.predictor();
+  if (predictor == nullptr) throw UserError("predict is not available for task '" + task.name() + "'");
+  return *predictor;
 }
 
 // An exported ONNX file: the task rebuilt from the recipe in its metadata (pre- and
@@ -286,7 +293,7 @@ TrainedModel load_deployed(const CommonOptions& options, const std::string& path
   configure_runtime(trained.settings);
   const std::optional<ModelCard> card = onnx_export::card_of_metadata(metadata);
   trained.task = make_task(trained.settings, card ? splits : DataSplits::val, card ? &*card : nullptr);
-  Deployable& deployed = deployable(*trained.task);
+  Deployable& deployed = deployment(*trained.task);
   deployed.deploy(std::make_shared<onnx_export::OpenCvModel>(path));
   trained.description = deployed.runtime();
   return trained;
@@ -329,7 +336,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
 
 int run_val(const CommonOptions& options, const std::string& weights) {
   const TrainedModel trained = load_trained(options, weights, DataSplits::val);
-  const Metrics metrics = trained.task->validate(trained.device);
+  const Metrics metrics = trained.task->validator().validate(trained.device);
   std::printf("%s (%s):\n", weights.c_str(), trained.description.c_str());
   print_metrics(metrics.values);
   for (const auto& line : metrics.details) std::printf("  %s\n", line.c_str());
@@ -352,7 +359,9 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   predict_options.digits = digits;
   predict_options.project = trained.settings.output.project;
   predict_options.exist_ok = trained.settings.output.exist_ok;
-  for (const auto& line : trained.task->predict(sources, trained.device, predict_options)) std::printf("%s\n", line.c_str());
+  for (const auto& line : predictor(*trained.task).predict(sources, trained.device, predict_options)) {
+    std::printf("%s\n", line.c_str());
+  }
   return 0;
 }
 
@@ -422,7 +431,7 @@ int run_export_onnx(const ExportRequest& request) {
     load_state_dict(trained.task->model(), to_map(model_weights_of(trained.checkpoint, request.weights)), true);
   }
   trained.task->model().eval();
-  ModelCard card = deployable(*trained.task).model_card();
+  ModelCard card = deployment(*trained.task).model_card();
   card.recipe = to_yaml(trained.settings);
   const onnx_export::OnnxFile file = export_family_onnx(trained.task->model(), card, request.onnx);
   const std::filesystem::path output =

@@ -74,11 +74,12 @@ std::string first_update_text(const std::vector<double>& parts) {
 
 }  // namespace
 
-std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
-                                 int64_t count) {
+std::vector<Batch> probe_batches(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                int64_t count) {
   const uint64_t seed = static_cast<uint64_t>(settings.run.seed);
-  const auto batches = task.epoch_batches(seed, 0, plan.micro_batch);
-  const Loader::Collate collate = task.train_collate(seed);
+  const TaskTraining& training = task.training();
+  const auto batches = training.epoch_batches(seed, 0, plan.micro_batch);
+  const Loader::Collate collate = training.train_collate(seed);
   std::vector<Batch> out;
   for (size_t i = 0; i < batches.size() && static_cast<int64_t>(out.size()) < count; ++i) {
     out.push_back(collate(batches[i], 0));

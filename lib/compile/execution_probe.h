@@ -46,8 +46,8 @@ double same_numbers_tolerance(bool mixed_precision);
 bool computes_alike(const ProbeMeasurement& measured, const ProbeMeasurement& reference, double tolerance);
 
 // The first micro-batches of epoch 0 as training draws them, on the plan's device.
-std::vector<Batch> probe_batches(const Task& task, const Settings& settings, const TrainingPlan& plan,
-                                 int64_t count);
+std::vector<Batch> probe_batches(Task& task, const Settings& settings, const TrainingPlan& plan,
+                                int64_t count);
 
 // One warm-up update and `timed_updates` more, each of plan.accumulate micro-batches taken in turn
 // from `batches`, with fresh optimizer, scaler and EMA, in one process. Afterwards the model's

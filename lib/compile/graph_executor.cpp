@@ -37,9 +37,9 @@ GraphExecutor::GraphExecutor(Task& task, FusedOptimizer& optimizer, LossScaler& 
                              StepConfig config, Collective& collective, GraphFactory make_graph)
     : core_(task, optimizer, scaler, ema, config, collective),
       make_graph_(std::move(make_graph)),
-      whole_step_(task.loss_capture_safe()),
-      shapes_(config.capture_limit, task.dynamic_input_dims(), config.micro_batch) {
-  if (!whole_step_ && task.loss_split() == nullptr) {
+      whole_step_(task.training().loss_capture_safe()),
+      shapes_(config.capture_limit, task.training().dynamic_input_dims(), config.micro_batch) {
+  if (!whole_step_ && task.training().loss_split() == nullptr) {
     throw std::logic_error("task " + task.name() + ": a loss that is not capture-safe needs a loss_split()");
   }
 }

@@ -1,6 +1,6 @@
 // Which of an epoch's micro-batches one rank runs (R17). Every rank cuts the same micro-batches
-// (Task::epoch_batches is a pure function of seed and epoch); from micro-batch `anchor` on, rank r
-// of W takes anchor + r, anchor + r + W, … Its k-th accumulation group is then the global
+// (TaskTraining::epoch_batches is a pure function of seed and epoch); from micro-batch `anchor`
+// on, rank r of W takes anchor + r, anchor + r + W, … Its k-th accumulation group is then the global
 // micro-batches [anchor + k·A·W, anchor + (k+1)·A·W), the same samples one process would see as
 // its k-th group of A·W micro-batches.
 //

@@ -1,7 +1,7 @@
 // A task whose trained model can leave the trainer: what an exported copy needs besides its
 // weights (ModelCard), and validation and prediction run on such a copy (an InferenceModel, e.g.
 // an ONNX file in OpenCV DNN) instead of the task's module, with the same pre- and post-processing.
-// Tasks implement it beside the task port (engine/task.h); the command line finds it by dynamic_cast.
+// A task hands it out by Task::deployment() (engine/task.h).
 #pragma once
 #include <memory>
 #include <string>

@@ -9,20 +9,21 @@ namespace trainer {
 StepCore::StepCore(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, ModelEma* ema, const StepConfig& config,
                    Collective& collective)
     : task_(task),
+      training_(task.training()),
       optimizer_(optimizer),
       scaler_(scaler),
       ema_(ema),
       config_(config),
       collective_(collective),
       gradient_reducer_(collective),
-      split_(task.loss_split()) {
+      split_(training_.loss_split()) {
   for (const auto& parameter : task_.model().parameters()) {
     if (parameter.requires_grad()) parameters_.push_back(parameter);
   }
   const auto options = torch::TensorOptions().device(config_.device).dtype(torch::kFloat);
   loss_divisor_ = torch::ones({}, options);
   live_ = torch::ones({}, options);
-  loss_sums_ = torch::zeros({static_cast<int64_t>(task_.loss_names().size())}, options);
+  loss_sums_ = torch::zeros({static_cast<int64_t>(training_.loss_names().size())}, options);
   grad_norm_sum_ = torch::zeros({}, options);
   skipped_sum_ = torch::zeros({}, options);
 }
@@ -33,7 +34,7 @@ torch::Tensor StepCore::laid_out(const torch::Tensor& input) const {
 }
 
 void StepCore::prepare_micro_step(int64_t group_samples, bool padding, int64_t samples) {
-  loss_divisor_.fill_(task_.loss_divisor(group_samples));
+  loss_divisor_.fill_(training_.loss_divisor(group_samples));
   live_.fill_(padding ? 0.0 : 1.0);
   if (!padding) samples_ += samples;
 }
@@ -56,7 +57,7 @@ void StepCore::micro_step(const Batch& batch) {
   torch::Tensor normalised;
   {
     AutocastGuard autocast(config_.device.type(), config_.amp_dtype);
-    normalised = weighted(task_.loss(laid_out(batch)));
+    normalised = weighted(training_.loss(laid_out(batch)));
   }
   scaler_.scale(normalised).backward();
 }

@@ -50,6 +50,7 @@ class StepCore {
   Batch laid_out(const Batch& batch) const;
 
   Task& task_;
+  TaskTraining& training_;  // the task's training part
   FusedOptimizer& optimizer_;
   LossScaler& scaler_;
   ModelEma* ema_;

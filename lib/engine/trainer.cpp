@@ -16,12 +16,13 @@ Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run
       run_folder_(std::move(run_folder)),
       collective_(collective),
       plan_(plan_for(settings, task, collective.layout())) {
-  task_.set_planned_epochs(plan_.epochs);
+  task_.training().set_planned_epochs(plan_.epochs);
 }
 
-TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world) {
-  const auto batches = task.epoch_batches(static_cast<uint64_t>(settings.run.seed), 0, settings.schedule.batch);
-  return make_plan(settings, static_cast<int64_t>(task.train_indices().size()), static_cast<int64_t>(batches.size()),
+TrainingPlan plan_for(const Settings& settings, Task& task, const WorldLayout& world) {
+  const TaskTraining& training = task.training();
+  const auto batches = training.epoch_batches(static_cast<uint64_t>(settings.run.seed), 0, settings.schedule.batch);
+  return make_plan(settings, static_cast<int64_t>(training.train_indices().size()), static_cast<int64_t>(batches.size()),
                    task.classes(), world);
 }
 

@@ -56,6 +56,6 @@ class Trainer {
 void configure_runtime(const Settings& settings, const WorldLayout& world = {});
 // The plan of training `task` with `settings` on `world` (what the loop follows and `trainer
 // plan` prints).
-TrainingPlan plan_for(const Settings& settings, const Task& task, const WorldLayout& world = {});
+TrainingPlan plan_for(const Settings& settings, Task& task, const WorldLayout& world = {});
 
 }  // namespace trainer

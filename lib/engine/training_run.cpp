@@ -97,7 +97,7 @@ TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPla
                                        settings_.execution.compile_cache_limit, plan_.micro_batch},
                                       collective_);
   update_step_ = std::make_unique<UpdateStep>(*executor_, *components_.optimizer, settings_, plan_);
-  loader_ = std::make_unique<Loader>(task_.train_collate(static_cast<uint64_t>(settings_.run.seed)),
+  loader_ = std::make_unique<Loader>(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)),
                                      settings_.data.workers, settings_.data.prefetch);
   recipe_ = to_yaml(settings_);
 }
@@ -119,7 +119,9 @@ void TrainingRun::restore(const Checkpoint& checkpoint) {
 }
 
 TrainingSummary TrainingRun::fit() {
-  for (auto* observer : hooks_.observers) observer->on_start(plan_, task_.loss_names(), task_.metric_names());
+  for (auto* observer : hooks_.observers) {
+    observer->on_start(plan_, task_.training().loss_names(), task_.validator().metric_names());
+  }
   clock_.row_start = Clock::now();
   for (; state_.epoch < plan_.epochs && !patience_stop_; ++state_.epoch) {
     train_epoch();
@@ -147,7 +149,7 @@ TrainingSummary TrainingRun::fit() {
 
 void TrainingRun::train_epoch() {
   clock_.epoch_start = Clock::now();
-  const auto batches = task_.epoch_batches(static_cast<uint64_t>(settings_.run.seed), state_.epoch, plan_.micro_batch);
+  const auto batches = task_.training().epoch_batches(static_cast<uint64_t>(settings_.run.seed), state_.epoch, plan_.micro_batch);
   TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.epoch_micro_batches,
                         "the task's batch count changed between epochs");
   const EpochShard shard(batches, state_.anchor, plan_.accumulate, collective_.layout());
@@ -301,7 +303,7 @@ void TrainingRun::validate(EpochRecord& record) {
   if (ema) ema->swap(model_);
   // Each rank validates its share of the batches; the meters are summed over the ranks.
   const WorldLayout& world = collective_.layout();
-  const Metrics metrics = task_.validate(plan_.device, {world.rank, world.world_size}, collective_);
+  const Metrics metrics = task_.validator().validate(plan_.device, {world.rank, world.world_size}, collective_);
   if (ema) ema->swap(model_);
   record.metrics = metrics.values;
   record.fitness = metrics.fitness;
@@ -366,7 +368,7 @@ Checkpoint TrainingRun::checkpoint(int64_t epoch, int64_t micro_batch, bool with
   checkpoint.best_fitness = state_.best_fitness;
   checkpoint.recipe = recipe_;
   // What the data told the task (class names, channels, normalisation), so the file predicts without it.
-  if (const auto* deployable = dynamic_cast<const Deployable*>(&task_)) checkpoint.card = deployable->model_card();
+  if (const Deployable* deployment = task_.deployment()) checkpoint.card = deployment->model_card();
   return checkpoint;
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <numeric>
 
 #include "data/classify/classify_transform.h"
 #include "data/classify/open_dataset.h"
@@ -12,7 +11,6 @@
 #include "data/sampler.h"
 #include "families/model_family.h"
 #include "plot/batch_plot.h"
-#include "tasks/confusion_counts.h"
 #include "tasks/same_classes.h"
 #include "util/error.h"
 
@@ -44,7 +42,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
       }
     }
   }
-  meters_.confusion = CountsMeter(class_names_.size() * class_names_.size());
+  validator_ = std::make_unique<ClassifyValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = ResNet(build_model_as<ResNetImpl>({shared.run.model, channels_, classes(), shared.run.norm}));
 }
@@ -148,56 +146,6 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   }
   if (was_training) model_->train();
   return predictions;
-}
-
-std::vector<Meter*> ClassifyTask::validation_meters() {
-  return {&meters_.loss, &meters_.top1, &meters_.topk, &meters_.samples, &meters_.confusion};
-}
-
-void ClassifyTask::validate_shard(const torch::Device& device, const Shard& shard) {
-  const int64_t batch_size = validation_batch(shared_.schedule);
-  Loader loader(make_classify_collate(*val_, evaluation_augment(), normalization_, 0), shared_.data.workers,
-                shared_.data.prefetch);
-  std::vector<size_t> order(val_->size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
-  loader.start_epoch(batches, 0);
-
-  const int64_t k = std::min<int64_t>(5, classes());
-  // Sums stay on the device; one read-back at the end.
-  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
-  torch::Tensor top1 = torch::zeros({}, torch::TensorOptions().device(device).dtype(torch::kLong));
-  torch::Tensor topk = torch::zeros_like(top1);
-  torch::Tensor confusion = torch::zeros({classes() * classes()}, top1.options());
-  int64_t seen = 0;
-  for_each_validation_batch(
-      *model_, loader, batches.size(), batch_size, device, [&](size_t, const Batch& batch, const torch::Tensor& input) {
-        const torch::Tensor logits = this->logits(input).narrow(0, 0, batch.size).to(torch::kFloat);
-        loss_sum += torch::nn::functional::cross_entropy(
-            logits, batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-        const torch::Tensor hits = std::get<1>(logits.topk(k, 1)).eq(batch.target.unsqueeze(1));
-        top1 += hits.select(1, 0).sum();
-        topk += hits.any(1).sum();
-        add_classification_confusion(confusion, logits, batch.target);
-        seen += batch.size;
-      });
-  meters_.loss.add(loss_sum.item<double>());
-  meters_.top1.add(static_cast<double>(top1.item<int64_t>()));
-  meters_.topk.add(static_cast<double>(topk.item<int64_t>()));
-  meters_.samples.add(static_cast<double>(seen));
-  const torch::Tensor counts = confusion.cpu();
-  meters_.confusion.add(std::vector<int64_t>(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel()));
-}
-
-Metrics ClassifyTask::metrics() const {
-  const double count = std::max(meters_.samples.value(), 1.0);
-  Metrics metrics;
-  metrics.values = {{"val/loss", meters_.loss.value() / count},
-                    {"top1", meters_.top1.value() / count},
-                    {"top5", meters_.topk.value() / count}};
-  metrics.fitness = meters_.top1.value() / count;
-  metrics.confusion = ConfusionMatrix{class_names_, meters_.confusion.value()};
-  return metrics;
 }
 
 }  // namespace trainer

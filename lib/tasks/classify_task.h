@@ -8,10 +8,11 @@
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/resnet.h"
+#include "tasks/classify_validator.h"
 
 namespace trainer {
 
-class ClassifyTask : public Task, public Deployable {
+class ClassifyTask : public Task, public TaskTraining, public Predictor, public Deployable {
  public:
   // Opens `splits` of the data and builds the model. With a saved model's `card`, the class names,
   // channels and normalisation are the card's, and a validation split must have the same classes.
@@ -21,21 +22,22 @@ class ClassifyTask : public Task, public Deployable {
   std::string name() const override { return "classify"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return static_cast<int64_t>(class_names_.size()); }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *validator_; }
+  Predictor* predictor() override { return this; }
+  Deployable* deployment() override { return this; }
+
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
   // Each sample with its class name (a mixed sample: its larger class and that class's share).
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
-  std::vector<std::string> metric_names() const override { return {"val/loss", "top1", "top5"}; }
-  std::vector<Meter*> validation_meters() override;
-  void validate_shard(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics() const override;
 
   // "path: class probability …", best first, with the validation preprocessing.
-  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
+  ModelCard model_card() const override;
 
  private:
   // Class names, channels, normalisation and native size from the validation split.
@@ -55,10 +57,8 @@ class ClassifyTask : public Task, public Deployable {
   int64_t channels_ = 3;
   int64_t imgsz_ = 0;
   ResNet model_{nullptr};
-  struct Meters {
-    SumMeter loss, top1, topk, samples;  // loss sum, top-1 and top-k hits, samples
-    CountsMeter confusion;               // [predicted][true], classes² cells
-  } meters_;
+  std::unique_ptr<ClassifyValidator> validator_;
+  friend class ClassifyValidator;
 };
 
 }  // namespace trainer

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <filesystem>
-#include <numeric>
 
 #include "data/detect/detect_collate.h"
 #include "data/image_files.h"
@@ -20,8 +19,6 @@
 #include "plot/labels_plot.h"
 #include "plot/plot_style.h"
 #include "tasks/box_ops.h"
-#include "tasks/confusion_counts.h"
-#include "tasks/detection_metrics.h"
 #include "tasks/nms.h"
 #include "tasks/same_classes.h"
 #include "util/atomic_file.h"
@@ -35,12 +32,6 @@ namespace fs = std::filesystem;
 
 // YOLOv8's largest stride: the letterbox side must be a multiple of it.
 constexpr int64_t kMaxStride = 32;
-// Ultralytics' confidence thresholds when `conf` is unset: everything for mAP, likely objects for predict.
-constexpr double kValidationConfidence = 0.001;
-constexpr double kPredictConfidence = 0.25;
-// The confusion matrix counts likely objects only (kPredictConfidence unless `conf` is set) and
-// matches them at Ultralytics' IoU 0.45.
-constexpr double kConfusionIou = 0.45;
 
 int64_t letterbox_side(const DataSettings& data) {
   const int64_t requested = data.imgsz.value_or(640);
@@ -69,19 +60,6 @@ DetectDataOptions data_options(const DetectSettings& detect, double max_bad_frac
   return options;
 }
 
-// Ground truth of one image in its own pixels: xyxy [M, 4] and classes [M].
-std::pair<torch::Tensor, torch::Tensor> ground_truth(const DetectDataset& data, size_t index) {
-  const std::vector<PixelBox> boxes = to_pixel_boxes(data.boxes(index), data.original_size(index));
-  torch::Tensor xyxy = torch::empty({static_cast<int64_t>(boxes.size()), 4});
-  torch::Tensor classes = torch::empty({static_cast<int64_t>(boxes.size())}, torch::kLong);
-  for (size_t i = 0; i < boxes.size(); ++i) {
-    const auto row = static_cast<int64_t>(i);
-    xyxy[row] = torch::tensor({boxes[i].x1, boxes[i].y1, boxes[i].x2, boxes[i].y2});
-    classes[row] = boxes[i].cls;
-  }
-  return {xyxy, classes};
-}
-
 // Coordinates and scores in predictions.json keep 6 significant digits (a float's precision).
 double six_digits(float value) { return std::stod(fmt::format("{:.6g}", value)); }
 
@@ -107,7 +85,7 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
     if (val_) require_same_classes(shared.run.data, config_.names, card->labels);
     config_.names = card->labels;
   }
-  meters_.confusion = CountsMeter((config_.names.size() + 1) * (config_.names.size() + 1));
+  validator_ = std::make_unique<DetectValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = YOLOv8(build_model_as<YOLOv8Impl>({shared.run.model, 3, classes()}));
   DetectionLossOptions loss_options;
@@ -175,10 +153,6 @@ DetectAugment DetectTask::augment(bool train) const {
   return augment;
 }
 
-std::vector<std::string> DetectTask::metric_names() const {
-  return {"val/box_loss", "val/cls_loss", "val/dfl_loss", "precision", "recall", "mAP50", "mAP50-95"};
-}
-
 Loader::Collate DetectTask::train_collate(uint64_t seed) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
   // A `fraction` subset draws its mosaic partners from itself.
@@ -227,92 +201,6 @@ std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictio
   nms.iou = detect_.iou;
   nms.max_detections = detect_.max_det;
   return non_max_suppression(predictions.cpu(), nms);
-}
-
-std::vector<Meter*> DetectTask::validation_meters() {
-  return {&meters_.box_loss, &meters_.cls_loss,  &meters_.dfl_loss,
-          &meters_.images,   &meters_.confusion, &meters_.detections};
-}
-
-void DetectTask::validate_shard(const torch::Device& device, const Shard& shard) {
-  // One batch shape for all of validation (R28): twice the training micro-batch, the last padded.
-  const int64_t batch_size = validation_batch(shared_.schedule);
-  std::vector<size_t> order(val_->size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
-  const DetectAugment evaluation = augment(false);
-  Loader loader(make_detect_collate(*val_, evaluation, 0, {}, val_memo_.get()), shared_.data.workers,
-                shared_.data.prefetch);
-  loader.start_epoch(batches, 0);
-
-  torch::Tensor loss_sums = torch::zeros({3}, torch::TensorOptions().device(device));
-  DetectionConfusion confusion(classes(), detect_.conf.value_or(kPredictConfidence), kConfusionIou);
-  for_each_validation_batch(
-      *model_, loader, batches.size(), batch_size, device,
-      [&](size_t position, const Batch& batch, const torch::Tensor& input) {
-        torch::Tensor predicted;
-        if (deployed_) {
-          predicted =
-              predictions(input).narrow(0, 0, batch.size);  // the exported output has no head logits for the loss
-        } else {
-          std::vector<torch::Tensor> levels = model_->forward(input);
-          for (auto& level : levels) level = level.narrow(0, 0, batch.size);
-          loss_sums += (*loss_)(levels, batch.target).parts.to(torch::kFloat);
-          predicted = decoded(levels);
-        }
-        const std::vector<torch::Tensor> found = detections(predicted, detect_.conf.value_or(kValidationConfidence));
-        const std::vector<size_t>& indices = batches[position];
-        for (size_t row = 0; row < indices.size(); ++row) {
-          const size_t index = indices[row];
-          torch::Tensor boxes = found[row].clone();
-          const Letterbox geometry = letterbox_geometry(val_->original_size(index), imgsz_, evaluation.scaleup);
-          boxes.narrow(1, 0, 4).copy_(geometry.to_original(boxes.narrow(1, 0, 4)));
-          const auto [gt_boxes, gt_classes] = ground_truth(*val_, index);
-          meters_.detections.add_image(boxes, gt_boxes, gt_classes);
-          confusion.add_image(boxes, gt_boxes, gt_classes);
-        }
-      });
-
-  const torch::Tensor losses = loss_sums.cpu().to(torch::kDouble);
-  meters_.box_loss.add(losses[0].item<double>());
-  meters_.cls_loss.add(losses[1].item<double>());
-  meters_.dfl_loss.add(losses[2].item<double>());
-  for (const auto& indices : batches) meters_.images.add(static_cast<double>(indices.size()));
-  meters_.confusion.add(confusion.counts());
-}
-
-Metrics DetectTask::metrics() const {
-  ConfusionMatrix confusion{config_.names, meters_.confusion.value()};
-  confusion.names.emplace_back("background");
-  const DetectionSummary summary = meters_.detections.summarize();
-  const double images = std::max(meters_.images.value(), 1.0);
-  Metrics result;
-  if (!deployed_) {
-    result.values = {{"val/box_loss", meters_.box_loss.value() / images},
-                     {"val/cls_loss", meters_.cls_loss.value() / images},
-                     {"val/dfl_loss", meters_.dfl_loss.value() / images}};
-  }
-  result.values.insert(result.values.end(), {{"precision", summary.precision},
-                                             {"recall", summary.recall},
-                                             {"mAP50", summary.map50},
-                                             {"mAP50-95", summary.map50_95}});
-  result.fitness = 0.1 * summary.map50 + 0.9 * summary.map50_95;
-  result.confusion = std::move(confusion);
-  if (!summary.classes.empty()) result.curves = detection_curve_charts(summary, config_.names);
-  // Ultralytics' table: instances, P and R at the best-F1 confidence, AP; the means first.
-  const auto row = [](const std::string& name, int64_t instances, double p, double r, double ap50, double ap50_95) {
-    return fmt::format("{:<16} {:>9} {:>7.4f} {:>7.4f} {:>8.4f} {:>9.4f}", name, instances, p, r, ap50, ap50_95);
-  };
-  result.details.push_back(fmt::format("{:<16} {:>9} {:>7} {:>7} {:>8} {:>9}", "class", "instances", "P", "R", "AP50",
-                                       "AP50-95"));
-  result.details.push_back(row("all", std::accumulate(summary.instances.begin(), summary.instances.end(), int64_t{0}),
-                               summary.precision, summary.recall, summary.map50, summary.map50_95));
-  for (size_t i = 0; i < summary.classes.size(); ++i) {
-    result.details.push_back(row(config_.names.at(static_cast<size_t>(summary.classes[i])), summary.instances[i],
-                                 summary.class_precision[i], summary.class_recall[i], summary.ap50[i],
-                                 summary.ap50_95[i]));
-  }
-  return result;
 }
 
 ModelCard DetectTask::model_card() const {

@@ -11,12 +11,12 @@
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/yolov8.h"
+#include "tasks/detect_validator.h"
 #include "tasks/detection_loss.h"
-#include "tasks/detection_metrics.h"
 
 namespace trainer {
 
-class DetectTask : public Task, public Deployable {
+class DetectTask : public Task, public TaskTraining, public Predictor, public Deployable {
  public:
   // data = an Ultralytics data.yaml, of which `splits` are opened. With a saved model's `card`,
   // the class names are the card's, and a validation split must have the same classes.
@@ -26,6 +26,11 @@ class DetectTask : public Task, public Deployable {
   std::string name() const override { return "detect"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return static_cast<int64_t>(config_.names.size()); }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *validator_; }
+  Predictor* predictor() override { return this; }
+  Deployable* deployment() override { return this; }
+
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return DetectionLoss::part_names(); }
@@ -39,19 +44,18 @@ class DetectTask : public Task, public Deployable {
   // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
   // and grad_clip of an Ultralytics recipe mean the same here.
   double loss_divisor(int64_t) const override { return 1.0; }
-  std::vector<std::string> metric_names() const override;
-  // Fitness is Ultralytics': 0.1 mAP50 + 0.9 mAP50-95. Ultralytics' per-class table (instances,
-  // P, R, AP50, AP50-95) goes to Metrics::details.
-  std::vector<Meter*> validation_meters() override;
-  void validate_shard(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics() const override;
+
   // Detections per image, in the image's own pixels; annotated copies and predictions.json are
   // written to <project>/detect/predict[N]/.
-  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
+  ModelCard model_card() const override;
 
  private:
+  // Ultralytics' confidence threshold when `conf` is unset for what predict shows and what the
+  // validation's confusion matrix counts: likely objects.
+  static constexpr double kPredictConfidence = 0.25;
+
   // The data.yaml's classes and its validation (and training) images.
   void open_data(bool with_train_split);
   DetectAugment augment(bool train) const;
@@ -76,11 +80,8 @@ class DetectTask : public Task, public Deployable {
   std::vector<size_t> train_indices_;
   YOLOv8 model_{nullptr};
   std::unique_ptr<DetectionLoss> loss_;
-  struct Meters {
-    SumMeter box_loss, cls_loss, dfl_loss, images;
-    CountsMeter confusion;  // [predicted][true], background last: (classes + 1)² cells
-    DetectionMetrics detections;
-  } meters_;
+  std::unique_ptr<DetectValidator> validator_;
+  friend class DetectValidator;
 };
 
 }  // namespace trainer

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/task.h"
+#include "engine/task_training.h"
 #include "tasks/task_aligned_assigner.h"
 
 namespace trainer {

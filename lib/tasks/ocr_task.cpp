@@ -14,7 +14,6 @@
 #include "plot/batch_plot.h"
 #include "tasks/ctc_decoder.h"
 #include "tasks/ctc_loss.h"
-#include "tasks/text_metrics.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -22,9 +21,6 @@ namespace trainer {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Decoded validation samples logged after each validation, so a user sees what the model reads.
-constexpr size_t kShownSamples = 4;
 
 // The training or validation root: EasyOCR's train_data / valid_data when given, else the split's
 // folder under data.
@@ -81,12 +77,10 @@ std::u32string charset_characters(const std::string& data, const OcrSettings& oc
   return decode_utf8(ocr.charset, "key charset");
 }
 
-std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) + "'"; }
-
 }  // namespace
 
 OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataSplits splits)
-    : shared_(shared), ocr_(ocr) {
+    : shared_(shared), ocr_(ocr), validator_(std::make_unique<OcrValidator>(*this)) {
   if (shared.run.model != "crnn") throw UserError("task=ocr trains model=crnn, got model=" + shared.run.model);
   charset_ = std::make_unique<Charset>(charset_characters(shared.run.data, ocr), ocr.charset.empty() ? "keys number + symbol + lang_char" : "key charset");
   shape_.img_h = ocr.img_h;
@@ -158,47 +152,6 @@ void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) 
 LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
   const torch::Tensor total = ctc_loss_sum(logits, batch.target, batch.target_lengths, shared_.data.label_smoothing);
   return {total, total.detach().reshape({1})};
-}
-
-std::vector<Meter*> OcrTask::validation_meters() { return {&loss_meter_, &scores_}; }
-
-void OcrTask::validate_shard(const torch::Device& device, const Shard& shard) {
-  // One fixed batch size for every validation batch (R28): twice the training micro-batch.
-  const int64_t batch_size = validation_batch(shared_.schedule);
-  std::vector<size_t> all(val_->size());
-  std::iota(all.begin(), all.end(), size_t{0});
-  const auto batches = shard_batches(bucket_batches_in_order(all, val_buckets_, batch_size), shard);
-  Loader loader(make_text_line_collate(*val_, *charset_, shape_), shared_.data.workers, shared_.data.prefetch);
-  loader.start_epoch(batches, 0);
-
-  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
-  std::vector<std::string> shown;
-  for_each_validation_batch(*model_, loader, batches.size(), batch_size, device,
-                            [&](size_t position, const Batch& batch, const torch::Tensor& input) {
-                              const torch::Tensor logits = this->logits(input).narrow(0, 0, batch.size);
-                              loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
-                              const std::vector<DecodedText> decoded = greedy_decode(logits, *charset_);
-                              for (size_t row = 0; row < decoded.size(); ++row) {
-                                const std::u32string& truth = val_->label(batches[position][row]);
-                                scores_.add(decoded[row].text, truth);
-                                if (shown.size() < kShownSamples) {
-                                  shown.push_back(quoted(truth) + " -> " + quoted(decoded[row].text) +
-                                                  (decoded[row].text == truth ? "" : " (wrong)"));
-                                }
-                              }
-                            });
-  spdlog::info("val samples: {}", fmt::join(shown, ", "));
-  loss_meter_.add(loss_sum.item<double>());
-}
-
-Metrics OcrTask::metrics() const {
-  Metrics metrics;
-  metrics.values = {{"val/ctc", loss_meter_.value() / static_cast<double>(std::max<int64_t>(scores_.samples(), 1))},
-                    {"accuracy", scores_.accuracy()},
-                    {"norm_ED", scores_.norm_ed()},
-                    {"CER", scores_.cer()}};
-  metrics.fitness = scores_.accuracy();
-  return metrics;
 }
 
 void OcrTask::pin_derived_settings(Settings& settings) const { settings.ocr.charset = encode_utf8(charset_->characters()); }

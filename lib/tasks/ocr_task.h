@@ -10,11 +10,11 @@
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "models/crnn.h"
-#include "tasks/text_metrics.h"
+#include "tasks/ocr_validator.h"
 
 namespace trainer {
 
-class OcrTask : public Task, public LossSplit, public Deployable {
+class OcrTask : public Task, public TaskTraining, public LossSplit, public Predictor, public Deployable {
  public:
   // data = a root with train/ and val/, each holding EasyOCR label folders, of which `splits`
   // are opened. The character set needs no data once pinned into the recipe (pin_derived_settings),
@@ -24,6 +24,12 @@ class OcrTask : public Task, public LossSplit, public Deployable {
   std::string name() const override { return "ocr"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return charset_->classes(); }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *validator_; }
+  Predictor* predictor() override { return this; }
+  Deployable* deployment() override { return this; }
+  void pin_derived_settings(Settings& settings) const override;
+
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
   // Width-bucketed batches; with batch_ratio, the select_data groups mixed in proportion.
   std::vector<std::vector<size_t>> epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const override;
@@ -38,15 +44,11 @@ class OcrTask : public Task, public LossSplit, public Deployable {
   torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
-  std::vector<std::string> metric_names() const override { return {"val/ctc", "accuracy", "norm_ED", "CER"}; }
-  std::vector<Meter*> validation_meters() override;
-  void validate_shard(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics() const override;
-  void pin_derived_settings(Settings& settings) const override;
+
   // "path: text (confidence)" per image.
-  ModelCard model_card() const override;
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
+  ModelCard model_card() const override;
 
  private:
   // The per-frame logits of an evaluation input, from the deployed copy when there is one.
@@ -64,8 +66,8 @@ class OcrTask : public Task, public LossSplit, public Deployable {
   std::vector<int64_t> val_buckets_;
   TextLineShape shape_;
   Crnn model_{nullptr};
-  SumMeter loss_meter_;  // the plain CTC summed over validation samples
-  TextScores scores_;
+  std::unique_ptr<OcrValidator> validator_;
+  friend class OcrValidator;
 };
 
 }  // namespace trainer

@@ -17,7 +17,7 @@ torch::Tensor SmokeNetImpl::forward(const torch::Tensor& x) {
   return fc->forward(torch::max_pool2d(torch::relu(conv->forward(x)), 2).flatten(1));
 }
 
-SmokeTask::SmokeTask(int64_t train_samples, uint64_t seed) {
+SmokeTask::SmokeTask(int64_t train_samples, uint64_t seed) : validator_(std::make_unique<SmokeValidator>(*this)) {
   torch::manual_seed(seed);
   const torch::Tensor teacher = torch::randn({kSide * kSide, kClasses});
   images_ = torch::randn({train_samples, 1, kSide, kSide});
@@ -49,24 +49,6 @@ LossOutput SmokeTask::loss_of_output(const torch::Tensor& logits, const Batch& b
   const torch::Tensor total = torch::nn::functional::cross_entropy(
       logits.to(torch::kFloat), batch.target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   return {total, total.detach().reshape({1})};
-}
-
-std::vector<Meter*> SmokeTask::validation_meters() { return {&correct_, &samples_}; }
-
-void SmokeTask::validate_shard(const torch::Device& device, const Shard& shard) {
-  c10::InferenceMode inference;
-  const torch::Tensor rows = torch::arange(shard.rank, kValidationSamples, shard.count);
-  const torch::Tensor predicted = model_->forward(val_images_.index_select(0, rows).to(device)).argmax(1).cpu();
-  correct_.add(predicted.eq(val_labels_.index_select(0, rows)).sum().item<double>());
-  samples_.add(static_cast<double>(rows.numel()));
-}
-
-Metrics SmokeTask::metrics() const {
-  const double accuracy = correct_.value() / std::max(samples_.value(), 1.0);
-  Metrics metrics;
-  metrics.values = {{"accuracy", accuracy}};
-  metrics.fitness = accuracy;
-  return metrics;
 }
 
 }  // namespace trainer

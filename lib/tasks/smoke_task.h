@@ -1,7 +1,10 @@
 // A tiny, fast task for `trainer smoke` (R24) and the engine tests: a small conv net without
 // BatchNorm learning labels from a fixed random teacher on random 8x8 images.
 #pragma once
+#include <memory>
+
 #include "engine/task.h"
+#include "tasks/smoke_validator.h"
 
 namespace trainer {
 
@@ -17,13 +20,16 @@ class SmokeNetImpl : public torch::nn::Module {
 TORCH_MODULE(SmokeNet);
 
 // Its loss is capture-safe; the split lets the engine tests graph it the way OCR is graphed.
-class SmokeTask : public Task, public LossSplit {
+class SmokeTask : public Task, public TaskTraining, public LossSplit {
  public:
   SmokeTask(int64_t train_samples, uint64_t seed);
 
   std::string name() const override { return "smoke"; }
   torch::nn::Module& model() override { return *model_; }
   int64_t classes() const override { return kClasses; }
+  TaskTraining& training() override { return *this; }
+  Validator& validator() override { return *validator_; }
+
   const std::vector<size_t>& train_indices() const override { return indices_; }
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
@@ -31,10 +37,6 @@ class SmokeTask : public Task, public LossSplit {
   LossSplit* loss_split() override { return this; }
   torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
-  std::vector<std::string> metric_names() const override { return {"accuracy"}; }
-  std::vector<Meter*> validation_meters() override;
-  void validate_shard(const torch::Device& device, const Shard& shard) override;
-  Metrics metrics() const override;
 
   // The samples with the given indices as one batch (CPU).
   Batch batch_of(const std::vector<size_t>& indices) const;
@@ -47,7 +49,8 @@ class SmokeTask : public Task, public LossSplit {
   torch::Tensor val_labels_;
   std::vector<size_t> indices_;
   SmokeNet model_{nullptr};
-  SumMeter correct_, samples_;
+  std::unique_ptr<SmokeValidator> validator_;
+  friend class SmokeValidator;
 };
 
 }  // namespace trainer

@@ -1,7 +1,6 @@
-#include "engine/task.h"
+#include "engine/validator.h"
 
-#include "data/sampler.h"
-#include "util/error.h"
+#include <optional>
 
 namespace trainer {
 
@@ -28,20 +27,12 @@ void for_each_validation_batch(torch::nn::Module& model, Loader& loader, size_t 
   if (was_training) model.train();
 }
 
-Metrics Task::validate(const torch::Device& device, const Shard& shard, Collective& collective) {
-  const std::vector<Meter*> meters = validation_meters();
-  for (Meter* meter : meters) meter->reset();
+Metrics Validator::validate(const torch::Device& device, const Shard& shard, Collective& collective) {
+  const std::vector<Meter*> all = meters();
+  for (Meter* meter : all) meter->reset();
   validate_shard(device, shard);
-  sum_over_ranks(meters, collective);
+  sum_over_ranks(all, collective);
   return metrics();
-}
-
-std::vector<std::vector<size_t>> Task::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
-  return make_batches(epoch_order(train_indices(), seed, epoch, true), batch, false);
-}
-
-std::vector<std::string> Task::predict(const std::vector<std::string>&, const torch::Device&, const PredictOptions&) {
-  throw UserError("predict is not available for task '" + name() + "'");
 }
 
 }  // namespace trainer
