@@ -2,7 +2,7 @@
 // deployment where the task has them, and a validator whose meters start afresh each validation.
 #include <catch2/catch.hpp>
 
-#include "config/recipe.h"
+#include "families/recipes.h"
 #include "tasks/smoke_task.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   try {
     spdlog::set_level(spdlog::level::warn);
     const trainer::Settings settings = trainer::load_settings(config, overrides);
-    trainer::configure_runtime(settings);
+    trainer::configure_runtime(settings.run);
 
     const auto scan_start = std::chrono::steady_clock::now();
     const auto task = trainer::make_task(settings);

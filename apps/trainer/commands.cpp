@@ -70,7 +70,7 @@ std::vector<std::string> with_architecture_of_weights(const std::vector<std::str
 
 Settings settings_of(const CommonOptions& options) {
   Settings settings = load_settings(options.config, with_architecture_of_weights(options.overrides));
-  configure_runtime(settings);
+  configure_runtime(settings.run);
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
   return settings;
 }
@@ -199,7 +199,7 @@ int run_train(const CommonOptions& options) {
   const std::unique_ptr<Collective> process_group = join_job(settings);
   Collective& collective = process_group ? *process_group : single_process();
   const bool main_rank = collective.layout().is_main();
-  configure_runtime(settings, collective.layout());
+  configure_runtime(settings.run, collective.layout());
   // Only rank 0 writes the run folder and prints progress; the others log warnings and errors.
   if (!main_rank) spdlog::set_level(spdlog::level::warn);
 
@@ -290,7 +290,7 @@ TrainedModel load_deployed(const CommonOptions& options, const std::string& path
   overrides.push_back("device=cpu");  // OpenCV DNN runs on the CPU
   TrainedModel trained;
   trained.settings = load_settings_from_yaml(recipe->second, path + ":" + onnx_export::kRecipeKey, overrides);
-  configure_runtime(trained.settings);
+  configure_runtime(trained.settings.run);
   const std::optional<ModelCard> card = onnx_export::card_of_metadata(metadata);
   trained.task = make_task(trained.settings, card ? splits : DataSplits::val, card ? &*card : nullptr);
   Deployable& deployed = deployment(*trained.task);
@@ -323,7 +323,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
                          ? load_settings(options.config, overrides)
                          : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
   const Settings& settings = trained.settings;
-  configure_runtime(settings);
+  configure_runtime(settings.run);
   const Checkpoint& checkpoint = trained.checkpoint;
   const ModelCard* card = checkpoint.card ? &*checkpoint.card : nullptr;
   trained.task = make_task(settings, card != nullptr ? splits : DataSplits::val, card);

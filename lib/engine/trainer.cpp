@@ -4,10 +4,10 @@
 
 namespace trainer {
 
-void configure_runtime(const Settings& settings, const WorldLayout& world) {
-  at::set_num_threads(static_cast<int>(resolve_threads(settings.run.threads, world)));
-  at::globalContext().setDeterministicCuDNN(settings.run.deterministic);
-  at::globalContext().setBenchmarkCuDNN(!settings.run.deterministic);
+void configure_runtime(const RunSettings& run, const WorldLayout& world) {
+  at::set_num_threads(static_cast<int>(resolve_threads(run.threads, world)));
+  at::globalContext().setDeterministicCuDNN(run.deterministic);
+  at::globalContext().setBenchmarkCuDNN(!run.deterministic);
 }
 
 Trainer::Trainer(const Settings& settings, Task& task, std::filesystem::path run_folder, Collective& collective)

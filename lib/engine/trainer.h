@@ -53,7 +53,7 @@ class Trainer {
 
 // Applies process-wide settings a run needs before any model is built: intra-op threads (LibTorch
 // defaults to 1 here; threads=0 shares the cores among the machine's ranks) and determinism.
-void configure_runtime(const Settings& settings, const WorldLayout& world = {});
+void configure_runtime(const RunSettings& run, const WorldLayout& world = {});
 // The plan of training `task` with `settings` on `world` (what the loop follows and `trainer
 // plan` prints).
 TrainingPlan plan_for(const Settings& settings, Task& task, const WorldLayout& world = {});
