@@ -3,7 +3,6 @@
 #include "compile/autotune.h"
 #include "compile/cuda_graph.h"
 #include "compile/graph_executor.h"
-#include "engine/eager_executor.h"
 
 namespace trainer {
 namespace {
@@ -22,7 +21,7 @@ class CompiledExecution : public StepExecution {
       return std::make_unique<GraphExecutor>(task, optimizer, scaler, ema, config, collective,
                                              cuda_graph_factory(config.device));
     }
-    return std::make_unique<EagerExecutor>(task, optimizer, scaler, ema, config, collective);
+    return eager_execution().make_executor(task, optimizer, scaler, ema, config, collective);
   }
 };
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 
 namespace trainer {
 
