@@ -1,5 +1,6 @@
 // EasyOCR's CRNN: text-line recognition (models/crnn.h, onnx/crnn_graph.h), sized by the OCR
 // recipe.
+#include "config/settings.h"
 #include "families/model_family.h"
 #include "models/crnn.h"
 #include "onnx/crnn_graph.h"

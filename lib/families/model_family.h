@@ -14,13 +14,15 @@
 #include <torch/nn/module.h>
 
 #include "config/model_catalog.h"
-#include "config/settings.h"
+#include "config/setting_types.h"
 #include "io/model_card.h"
 #include "io/ultralytics_checkpoint.h"
 #include "onnx/onnx_export.h"
 #include "util/error.h"
 
 namespace trainer {
+
+struct OcrSettings;
 
 // What a task asks of a family's builder.
 struct ModelRequest {
