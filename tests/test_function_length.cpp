@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "test_helpers.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -227,17 +229,13 @@ TEST_CASE("no function under lib/ and apps/ runs over 80 lines", "[style]") {
   const fs::path root = TRAINER_SOURCE_DIR;
   std::ostringstream long_ones;
   size_t functions = 0;
-  for (const char* top : {"lib", "apps"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
-      const std::string extension = entry.path().extension().string();
-      if (extension != ".h" && extension != ".cpp") continue;
-      const std::string relative = fs::relative(entry.path(), root).generic_string();
-      if (kExempt.count(relative) != 0) continue;
-      for (const Function& function : functions_in(code_only(read(entry.path())))) {
-        ++functions;
-        if (function.length > kMaxLines) {
-          long_ones << "\n" << relative << ":" << function.line << " " << function.name << " " << function.length;
-        }
+  for (const fs::path& source : trainer::testing::library_and_app_sources()) {
+    const std::string relative = source.generic_string();
+    if (kExempt.count(relative) != 0) continue;
+    for (const Function& function : functions_in(code_only(read(root / source)))) {
+      ++functions;
+      if (function.length > kMaxLines) {
+        long_ones << "\n" << relative << ":" << function.line << " " << function.name << " " << function.length;
       }
     }
   }

@@ -229,4 +229,16 @@ std::vector<std::vector<int64_t>> read_confusion_counts(const std::filesystem::p
   return rows;
 }
 
+std::vector<std::filesystem::path> library_and_app_sources() {
+  const std::filesystem::path root = TRAINER_SOURCE_DIR;
+  std::vector<std::filesystem::path> sources;
+  for (const char* top : {"lib", "apps"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / top)) {
+      const std::string extension = entry.path().extension().string();
+      if (extension == ".h" || extension == ".cpp") sources.push_back(std::filesystem::relative(entry.path(), root));
+    }
+  }
+  return sources;
+}
+
 }  // namespace trainer::testing

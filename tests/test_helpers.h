@@ -167,4 +167,8 @@ std::string first_line_with(const std::string& text, const std::string& needle);
 // the tests hold no comma.
 std::vector<std::vector<int64_t>> read_confusion_counts(const std::filesystem::path& path);
 
+// Every .h and .cpp under the source tree's lib/ and apps/, relative to the tree (what the layer
+// and function-length checks read).
+std::vector<std::filesystem::path> library_and_app_sources();
+
 }  // namespace trainer::testing

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "test_helpers.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -32,24 +34,20 @@ TEST_CASE("every #include under lib/ and apps/ points down the layers", "[layers
   const std::regex include_line(R"(^\s*#\s*include\s+"([^/"]+)/[^"]+")");
   std::string upward;
   size_t files = 0;
-  for (const char* top : {"lib", "apps"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
-      const std::string extension = entry.path().extension().string();
-      if (extension != ".h" && extension != ".cpp") continue;
-      ++files;
-      const fs::path relative = fs::relative(entry.path(), root);
-      const std::string folder = std::string(top) == "apps" ? "apps" : std::next(relative.begin())->string();
-      const int own = layer_of(folder);
-      INFO(relative.string());
-      REQUIRE(own >= 0);  // a new folder must be placed in kLayers (and the README and docs/architecture.md)
-      std::ifstream in(entry.path());
-      std::string line;
-      for (int number = 1; std::getline(in, line); ++number) {
-        std::smatch match;
-        if (!std::regex_search(line, match, include_line)) continue;
-        const int included = layer_of(match[1].str());
-        if (included > own) upward += "\n" + relative.string() + ":" + std::to_string(number) + ": " + line;
-      }
+  for (const fs::path& relative : trainer::testing::library_and_app_sources()) {
+    ++files;
+    const std::string top = relative.begin()->string();
+    const std::string folder = top == "apps" ? "apps" : std::next(relative.begin())->string();
+    const int own = layer_of(folder);
+    INFO(relative.string());
+    REQUIRE(own >= 0);  // a new folder must be placed in kLayers (and the README and docs/architecture.md)
+    std::ifstream in(root / relative);
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      std::smatch match;
+      if (!std::regex_search(line, match, include_line)) continue;
+      const int included = layer_of(match[1].str());
+      if (included > own) upward += "\n" + relative.string() + ":" + std::to_string(number) + ": " + line;
     }
   }
   CHECK(files > 100);
