@@ -5,10 +5,8 @@
 
 #include <functional>
 
+#include "config/settings.h"
 #include "families/model_family.h"
-#include "models/crnn.h"
-#include "models/resnet.h"
-#include "models/yolov8.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_metadata.h"
 #include "onnx/opencv_model.h"
@@ -24,7 +22,7 @@ namespace {
 
 struct Family {
   std::string name;
-  std::shared_ptr<torch::nn::Module> model;
+  onnx_export::ModelGraph graph;
   ModelCard card;
   std::function<torch::Tensor(const torch::Tensor&)> reference;  ///< LibTorch's output in the exported layout
 };
@@ -47,33 +45,33 @@ void randomize_norms(torch::nn::Module& model) {
 }
 
 Family resnet_family() {
-  ResNet model = make_resnet("resnet18", 3, 5, NormKind::batch);
-  randomize_norms(*model);
-  return {"resnet18",
-          model.ptr(),
-          {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32},
-          [model](const torch::Tensor& x) mutable { return model->forward(x); }};
+  LogitsModel model = build_logits_model({"resnet18", 3, 5}, TaskKind::classify);
+  randomize_norms(*model.module);
+  return {"resnet18", model.onnx_graph, {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32}, model.forward};
 }
 
 Family crnn_family() {
   torch::manual_seed(3);
-  Crnn model(CrnnOptions().in_channels(1).output_channel(32).hidden_size(16).classes(11));
-  randomize_norms(*model);
+  OcrSettings ocr;
+  ocr.output_channel = 32;
+  ocr.hidden_size = 16;
+  LogitsModel model = build_logits_model({"crnn", 1, 11, NormKind::batch, &ocr}, TaskKind::ocr);
+  randomize_norms(*model.module);
   return {"crnn",
-          model.ptr(),
+          model.onnx_graph,
           {"ocr", "crnn", {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, 1, 64, 64},
-          [model](const torch::Tensor& x) mutable { return model->forward(x); }};
+          model.forward};
 }
 
 Family yolo_family() {
   torch::manual_seed(5);
-  YOLOv8 model = make_yolov8("yolov8n", 3, 3);
-  randomize_norms(*model);
+  DetectorModel model = build_detector({"yolov8n", 3, 3});
+  randomize_norms(*model.module);
   return {"yolov8n",
-          model.ptr(),
+          model.onnx_graph,
           {"detect", "yolov8n", {"circle", "it's", "say \"hi\""}, 3, 64, 96},
-          [model](const torch::Tensor& x) mutable {
-            return decode_predictions(model->forward(x), model->strides(), model->reg_max(), BoxFormat::cxcywh);
+          [model](const torch::Tensor& x) {
+            return decode_predictions(model.forward(x), model.strides, model.reg_max, BoxFormat::cxcywh);
           }};
 }
 
@@ -82,7 +80,7 @@ std::vector<Family> families() { return {resnet_family(), crnn_family(), yolo_fa
 std::filesystem::path write_onnx(const TempDir& dir, const Family& family, const OnnxOptions& options,
                                  const std::string& tag) {
   const auto path = dir / (family.name + "-" + tag + ".onnx");
-  write_text(path, export_family_onnx(*family.model, family.card, options).bytes);
+  write_text(path, onnx_export::export_onnx(family.graph, family.card, options).bytes);
   return path;
 }
 
@@ -166,17 +164,17 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   const Family yolo = yolo_family();
   OnnxOptions options;
   options.imgsz = std::vector<int64_t>{100, 100};
-  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options),
+  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options),
                     Catch::Contains("imgsz=100,100") && Catch::Contains("multiples of its stride 32"));
   options = {};
   options.opset = 10;
-  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options),
+  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options),
                     Catch::Contains("opset=10 is not supported; use 11 to 17"));
   options = {};
   options.batch = 0;
-  CHECK_THROWS_WITH(export_family_onnx(*yolo.model, yolo.card, options), Catch::Contains("batch=0"));
-  ResNet grouped = make_resnet("resnet18", 3, 2, NormKind::group);
-  CHECK_THROWS_WITH(export_family_onnx(*grouped, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
+  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options), Catch::Contains("batch=0"));
+  const LogitsModel grouped = build_logits_model({"resnet18", 3, 2, NormKind::group}, TaskKind::classify);
+  CHECK_THROWS_WITH(onnx_export::export_onnx(grouped.onnx_graph, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
                     Catch::Contains("norm=gn cannot be exported"));
   CHECK(onnx_export::parse_imgsz("640") == std::vector<int64_t>{640, 640});
   CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});

@@ -12,10 +12,8 @@
 #include <filesystem>
 #include <functional>
 
+#include "config/settings.h"
 #include "families/model_family.h"
-#include "models/crnn.h"
-#include "models/resnet.h"
-#include "models/yolov8.h"
 #include "onnx/onnx_export.h"
 #include "onnx/opencv_model.h"
 #include "util/atomic_file.h"
@@ -26,27 +24,29 @@ using Clock = std::chrono::steady_clock;
 
 struct Subject {
   std::string name;
-  std::shared_ptr<torch::nn::Module> model;
+  trainer::BuiltModel model;
   trainer::ModelCard card;
   std::function<void(const torch::Tensor&)> forward;
 };
 
 std::vector<Subject> subjects(const std::string& only) {
-  trainer::ResNet resnet = trainer::make_resnet("resnet18", 3, 1000, trainer::NormKind::batch);
-  trainer::Crnn crnn(trainer::CrnnOptions().in_channels(1).classes(97));
-  trainer::YOLOv8 yolo = trainer::make_yolov8("yolov8n", 3, 80);
+  using trainer::TaskKind;
+  trainer::OcrSettings ocr;  // EasyOCR's sizes: 256 and 256
+  const trainer::LogitsModel resnet = trainer::build_logits_model({"resnet18", 3, 1000}, TaskKind::classify);
+  const trainer::LogitsModel crnn = trainer::build_logits_model({"crnn", 1, 97, trainer::NormKind::batch, &ocr}, TaskKind::ocr);
+  const trainer::DetectorModel yolo = trainer::build_detector({"yolov8n", 3, 80});
   std::vector<Subject> all{{"resnet18 224x224",
-                            resnet.ptr(),
+                            resnet,
                             {"classify", "resnet18", std::vector<std::string>(1000, "c"), 3, 224, 224},
-                            [resnet](const torch::Tensor& x) mutable { resnet->forward(x); }},
+                            resnet.forward},
                            {"crnn 64x600",
-                            crnn.ptr(),
+                            crnn,
                             {"ocr", "crnn", std::vector<std::string>(96, "c"), 1, 64, 600},
-                            [crnn](const torch::Tensor& x) mutable { crnn->forward(x); }},
+                            crnn.forward},
                            {"yolov8n 640x640",
-                            yolo.ptr(),
+                            yolo,
                             {"detect", "yolov8n", std::vector<std::string>(80, "c"), 3, 640, 640},
-                            [yolo](const torch::Tensor& x) mutable { yolo->forward(x); }}};
+                            yolo.forward}};
   std::vector<Subject> chosen;
   for (auto& subject : all) {
     if (only.empty() || subject.name.rfind(only, 0) == 0) chosen.push_back(subject);
@@ -78,11 +78,11 @@ int main(int argc, char** argv) {
   std::printf("%-18s %12s %12s %8s  (median ms per image over %lld runs, batch 1, %d threads)\n", "model", "LibTorch",
               "OpenCV DNN", "ratio", static_cast<long long>(runs), torch::get_num_threads());
   for (Subject& subject : subjects(only)) {
-    subject.model->eval();
+    subject.model.module->eval();
     trainer::onnx_export::OnnxOptions options;
     options.simplify = simplify;
     trainer::write_file_atomically(file,
-                                   trainer::export_family_onnx(*subject.model, subject.card, options).bytes);
+                                   trainer::onnx_export::export_onnx(subject.model.onnx_graph, subject.card, options).bytes);
     trainer::onnx_export::OpenCvModel deployed(file);  // reads the file again for each new width (OCR)
     const torch::Tensor input = torch::rand({1, subject.card.channels, subject.card.height, subject.card.width});
     std::vector<double> torch_ms, opencv_ms;

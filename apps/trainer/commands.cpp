@@ -431,9 +431,10 @@ int run_export_onnx(const ExportRequest& request) {
     load_state_dict(trained.task->model(), to_map(model_weights_of(trained.checkpoint, request.weights)), true);
   }
   trained.task->model().eval();
-  ModelCard card = deployment(*trained.task).model_card();
+  const Deployable& deployed = deployment(*trained.task);
+  ModelCard card = deployed.model_card();
   card.recipe = to_yaml(trained.settings);
-  const onnx_export::OnnxFile file = export_family_onnx(trained.task->model(), card, request.onnx);
+  const onnx_export::OnnxFile file = onnx_export::export_onnx(deployed.export_graph(), card, request.onnx);
   const std::filesystem::path output =
       request.output.value_or(std::filesystem::path(request.weights).replace_extension(".onnx"));
   write_file_atomically(output, file.bytes);

@@ -106,7 +106,8 @@ ProbeMeasurement probe_execution(Task& task, const Settings& settings, const Tra
                                           settings.execution.compile_cache_limit, plan.micro_batch},
                                          single_process());
 
-  UpdateStep step(*executor, *components.optimizer, settings, plan);
+  UpdateStep step(*executor, *components.optimizer, schedule_options(settings.schedule, settings.optim, plan),
+                  plan.optimizer);
 
   ProbeMeasurement measurement;
   measurement.config = config;

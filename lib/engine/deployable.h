@@ -9,6 +9,7 @@
 
 #include "io/model_card.h"
 #include "models/inference_model.h"
+#include "onnx/onnx_export.h"
 
 namespace trainer {
 
@@ -22,6 +23,8 @@ class Deployable {
   virtual ~Deployable() = default;
   // Labels and input size; the caller adds the recipe.
   virtual ModelCard model_card() const = 0;
+  // The task's model as an ONNX graph (`trainer export format=onnx`).
+  virtual onnx_export::ModelGraph export_graph() const = 0;
   // From now on validation and prediction run `model` instead of the task's module.
   void deploy(std::shared_ptr<InferenceModel> model) { deployed_ = std::move(model); }
   // What validation and prediction run, for reports: "LibTorch" or the deployed copy's description.

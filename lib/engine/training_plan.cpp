@@ -172,4 +172,18 @@ std::vector<std::pair<std::string, std::string>> plan_rows(const TrainingPlan& p
   };
 }
 
+ScheduleOptions schedule_options(const ScheduleSettings& schedule, const OptimizerSettings& optimizer,
+                                 const TrainingPlan& plan) {
+  ScheduleOptions options;
+  options.kind = schedule.scheduler;
+  options.lr0 = plan.lr;
+  options.lrf = schedule.lrf;
+  options.total_updates = plan.total_updates;
+  options.warmup_updates = plan.warmup_updates;
+  options.warmup_bias_lr = schedule.warmup_bias_lr;
+  options.momentum = optimizer.momentum;
+  options.warmup_momentum = schedule.warmup_momentum;
+  return options;
+}
+
 }  // namespace trainer

@@ -12,6 +12,7 @@
 
 #include "config/settings.h"
 #include "dist/collective.h"
+#include "optim/schedule.h"
 
 namespace trainer {
 
@@ -48,6 +49,9 @@ int64_t resolve_threads(int64_t threads, const WorldLayout& world = {});
 // `epoch_micro_batches` counts the micro-batches of an epoch over all ranks.
 TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
                        int64_t classes, const WorldLayout& world = {});
+// The learning-rate and momentum schedule of the plan's updates.
+ScheduleOptions schedule_options(const ScheduleSettings& schedule, const OptimizerSettings& optimizer,
+                                 const TrainingPlan& plan);
 // Updates the 0-based `epoch` runs: updates_per_epoch, fewer in the last epoch of an `updates=` run.
 int64_t epoch_updates(const TrainingPlan& plan, int64_t epoch);
 std::string amp_text(const TrainingPlan& plan);

@@ -96,7 +96,8 @@ TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPla
                                       {plan_.device, plan_.amp_dtype, settings_.optim.grad_clip, execution_,
                                        settings_.execution.compile_cache_limit, plan_.micro_batch},
                                       collective_);
-  update_step_ = std::make_unique<UpdateStep>(*executor_, *components_.optimizer, settings_, plan_);
+  update_step_ = std::make_unique<UpdateStep>(
+      *executor_, *components_.optimizer, schedule_options(settings_.schedule, settings_.optim, plan_), plan_.optimizer);
   loader_ = std::make_unique<Loader>(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)),
                                      settings_.data.workers, settings_.data.prefetch);
   recipe_ = to_yaml(settings_);

@@ -1,21 +1,14 @@
 #include "engine/update_step.h"
 
+#include <utility>
+
 #include "optim/param_groups.h"
 
 namespace trainer {
 
-UpdateStep::UpdateStep(StepExecutor& executor, FusedOptimizer& optimizer, const Settings& settings,
-                       const TrainingPlan& plan)
-    : executor_(executor), optimizer_(optimizer), optimizer_kind_(plan.optimizer) {
-  schedule_.kind = settings.schedule.scheduler;
-  schedule_.lr0 = plan.lr;
-  schedule_.lrf = settings.schedule.lrf;
-  schedule_.total_updates = plan.total_updates;
-  schedule_.warmup_updates = plan.warmup_updates;
-  schedule_.warmup_bias_lr = settings.schedule.warmup_bias_lr;
-  schedule_.momentum = settings.optim.momentum;
-  schedule_.warmup_momentum = settings.schedule.warmup_momentum;
-}
+UpdateStep::UpdateStep(StepExecutor& executor, FusedOptimizer& optimizer, ScheduleOptions schedule,
+                       OptimizerKind optimizer_kind)
+    : executor_(executor), optimizer_(optimizer), schedule_(std::move(schedule)), optimizer_kind_(optimizer_kind) {}
 
 ScheduleValues UpdateStep::update(int64_t schedule_step) {
   const ScheduleValues values = values_at(schedule_step);

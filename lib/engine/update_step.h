@@ -4,9 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "config/settings.h"
+#include "config/setting_types.h"
 #include "engine/step_executor.h"
-#include "engine/training_plan.h"
 #include "optim/fused_optimizer.h"
 #include "optim/schedule.h"
 
@@ -14,7 +13,8 @@ namespace trainer {
 
 class UpdateStep {
  public:
-  UpdateStep(StepExecutor& executor, FusedOptimizer& optimizer, const Settings& settings, const TrainingPlan& plan);
+  // `schedule`: schedule_options() of the run's plan.
+  UpdateStep(StepExecutor& executor, FusedOptimizer& optimizer, ScheduleOptions schedule, OptimizerKind optimizer_kind);
 
   // What the update at `schedule_step` (0-based, counted over the whole run) uses.
   ScheduleValues values_at(int64_t schedule_step) const { return schedule_at(schedule_, schedule_step); }

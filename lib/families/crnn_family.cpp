@@ -10,19 +10,18 @@ namespace trainer {
 ModelFamily crnn_family() {
   ModelFamily family;
   family.names = {names_starting_with("crnn"), "crnn", TaskKind::ocr, "crnn"};
-  family.build = [](const ModelRequest& request) -> std::shared_ptr<torch::nn::Module> {
+  family.logits_model = [](const ModelRequest& request) {
     TORCH_INTERNAL_ASSERT(request.ocr != nullptr, "the CRNN is built from the OCR recipe's sizes");
     const OcrSettings& ocr = *request.ocr;
-    return Crnn(CrnnOptions()
-                    .in_channels(request.in_channels)
-                    .output_channel(ocr.output_channel)
-                    .hidden_size(ocr.hidden_size)
-                    .classes(request.classes)
-                    .norm(request.norm)
-                    .dropout(ocr.dropout))
-        .ptr();
+    Crnn model(CrnnOptions()
+                   .in_channels(request.in_channels)
+                   .output_channel(ocr.output_channel)
+                   .hidden_size(ocr.hidden_size)
+                   .classes(request.classes)
+                   .norm(request.norm)
+                   .dropout(ocr.dropout));
+    return bind_model<LogitsModel>(model, request.in_channels, &onnx_export::crnn_onnx);
   };
-  family.onnx_graph = onnx_export::graph_writer<CrnnImpl>(&onnx_export::crnn_onnx, "CRNN");
   return family;
 }
 

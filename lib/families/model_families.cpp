@@ -1,5 +1,7 @@
 #include "families/model_family.h"
 
+#include "util/error.h"
+
 namespace trainer {
 
 // The registration: one line per family, whose record families/<family>_family.cpp defines as
@@ -46,13 +48,27 @@ std::string ultralytics_architecture(const UltralyticsModel& file) {
   return "";
 }
 
-std::shared_ptr<torch::nn::Module> build_model(const ModelRequest& request) {
-  return family_of(request.name).build(request);
+namespace {
+
+// `model`'s family, which must train `task` and build its models with `builder`.
+template <class Builder>
+const Builder& builder_for(const std::string& model, TaskKind task, Builder ModelFamily::*builder) {
+  const ModelFamily& family = family_of(model);
+  if (family.names.task != task || !(family.*builder)) {
+    throw UserError("model '" + model + "' trains task=" + to_string(family.names.task) + ", not task=" +
+                    to_string(task) + "; models are " + model_families_text(model_catalog()));
+  }
+  return family.*builder;
 }
 
-onnx_export::OnnxFile export_family_onnx(const torch::nn::Module& model, const ModelCard& card,
-                                         const onnx_export::OnnxOptions& options) {
-  return onnx_export::export_onnx(family_of(card.model_name).onnx_graph, model, card, options);
+}  // namespace
+
+LogitsModel build_logits_model(const ModelRequest& request, TaskKind task) {
+  return builder_for(request.name, task, &ModelFamily::logits_model)(request);
+}
+
+DetectorModel build_detector(const ModelRequest& request) {
+  return builder_for(request.name, TaskKind::detect, &ModelFamily::detector)(request);
 }
 
 }  // namespace trainer

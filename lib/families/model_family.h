@@ -1,9 +1,10 @@
 // Model families by registration: each family (ResNet, CRNN, YOLOv8 …) is one record that says
 // which model names it answers to, the task it trains, how its models are built and how they are
-// written as ONNX graphs. The records serve the tasks' model factory, the recipe loader (through
-// config's ModelCatalog: a model's task, a task's default model, the families in messages) and
-// `trainer export format=onnx`. A family defines its record in families/<family>_family.cpp and
-// is registered by one line of model_families.cpp.
+// written as ONNX graphs. The records serve the tasks' model factory (and through the models it
+// builds, `trainer export format=onnx`), the recipe loader (through config's ModelCatalog: a
+// model's task, a task's default model, the families in messages) and the reading of Ultralytics'
+// checkpoints. A family defines its record in families/<family>_family.cpp and is registered by
+// one line of model_families.cpp.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,10 +16,8 @@
 
 #include "config/model_catalog.h"
 #include "config/setting_types.h"
-#include "io/model_card.h"
 #include "io/ultralytics_checkpoint.h"
 #include "onnx/onnx_export.h"
-#include "util/error.h"
 
 namespace trainer {
 
@@ -33,18 +32,58 @@ struct ModelRequest {
   const OcrSettings* ocr = nullptr;  ///< the OCR recipe's sizes, for text recognisers
 };
 
-// Builds the named model; UserError for a name the family answers to but has no model of.
-using ModelBuilder = std::function<std::shared_ptr<torch::nn::Module>(const ModelRequest&)>;
+// A built model as the tasks drive it and export writes it, whatever its family: the module (its
+// weights, mode and device), its input channels and its ONNX graph. The family binds the graph
+// writer and the forward pass to its own module type when it builds the model, so no caller needs
+// that type (no RTTI).
+struct BuiltModel {
+  std::shared_ptr<torch::nn::Module> module;
+  int64_t in_channels = 3;
+  onnx_export::ModelGraph onnx_graph;
+};
+
+// Images -> logits: per class [N, classes] (classify) or per step and character [N, T, classes]
+// (ocr).
+struct LogitsModel : BuiltModel {
+  std::function<torch::Tensor(const torch::Tensor&)> forward;
+};
+
+// Images -> the detection head's raw outputs, one per level [B, 4 * reg_max + classes, H / s, W / s]
+// for the strides s, in training and evaluation mode alike.
+struct DetectorModel : BuiltModel {
+  std::function<std::vector<torch::Tensor>(const torch::Tensor&)> forward;
+  std::vector<double> strides;
+  int64_t reg_max = 16;
+};
 
 struct ModelFamily {
-  ModelNames names;    ///< the names it answers to, its task and default member
-  ModelBuilder build;  ///< a fresh model, initialised as its reference initialises it
-  onnx_export::GraphWriter onnx_graph;  ///< the model as an ONNX graph
+  ModelNames names;  ///< the names it answers to, its task and default member
+  // The builder of the kind its task drives (logits for classify and ocr, detector for detect):
+  // a fresh model, initialised as its reference initialises it; UserError for a name the family
+  // answers to but has no model of.
+  std::function<LogitsModel(const ModelRequest&)> logits_model;
+  std::function<DetectorModel(const ModelRequest&)> detector;
   // The model an Ultralytics checkpoint (its pickled module's class, yaml, scale and state dict)
   // is of in this family ("yolov8n" …), "" for one it is not; unset for families Ultralytics
   // does not write.
   std::function<std::string(const UltralyticsModel&)> ultralytics_model;
 };
+
+// `model` (a module holder: ResNet, Crnn, YOLOv8 …) as a built model of kind `Built`, its family's
+// graph writer and its forward pass bound to it.
+template <class Built, class Holder, class Impl>
+Built bind_model(Holder model, int64_t in_channels,
+                 onnx_export::FamilyGraph (*write)(onnx_export::GraphBuilder&, const Impl&,
+                                                   const onnx_export::GraphRequest&)) {
+  Built built;
+  built.module = model.ptr();
+  built.in_channels = in_channels;
+  built.onnx_graph = [write, model](onnx_export::GraphBuilder& graph, const onnx_export::GraphRequest& request) {
+    return write(graph, *model, request);
+  };
+  built.forward = [model](const torch::Tensor& images) mutable { return model->forward(images); };
+  return built;
+}
 
 // The registered families, in the order messages list them.
 const std::vector<ModelFamily>& model_families();
@@ -59,22 +98,9 @@ const ModelFamily& family_of(const std::string& model);
 // does.
 std::string ultralytics_architecture(const UltralyticsModel& file);
 
-// `request.name` built by its family.
-std::shared_ptr<torch::nn::Module> build_model(const ModelRequest& request);
-
-// The same, as the module type a task drives (ResNetImpl, CrnnImpl, YOLOv8Impl …).
-template <class Impl>
-std::shared_ptr<Impl> build_model_as(const ModelRequest& request) {
-  std::shared_ptr<Impl> model = std::dynamic_pointer_cast<Impl>(build_model(request));
-  if (model == nullptr) {
-    throw UserError("model '" + request.name + "' is not of the kind task=" +
-                    to_string(family_of(request.name).names.task) + " trains here");
-  }
-  return model;
-}
-
-// `trainer export format=onnx`: `model` (of the family card.model_name names) as an ONNX graph.
-onnx_export::OnnxFile export_family_onnx(const torch::nn::Module& model, const ModelCard& card,
-                                         const onnx_export::OnnxOptions& options);
+// `request.name` built by its family, as the model `task` drives; UserError when the name is
+// unknown or its family trains another task.
+LogitsModel build_logits_model(const ModelRequest& request, TaskKind task);
+DetectorModel build_detector(const ModelRequest& request);
 
 }  // namespace trainer

@@ -8,10 +8,10 @@ namespace trainer {
 ModelFamily resnet_family() {
   ModelFamily family;
   family.names = {names_starting_with("resnet"), "resnet18/34/50", TaskKind::classify, "resnet18"};
-  family.build = [](const ModelRequest& request) -> std::shared_ptr<torch::nn::Module> {
-    return make_resnet(request.name, request.in_channels, request.classes, request.norm).ptr();
+  family.logits_model = [](const ModelRequest& request) {
+    return bind_model<LogitsModel>(make_resnet(request.name, request.in_channels, request.classes, request.norm),
+                                   request.in_channels, &onnx_export::resnet_onnx);
   };
-  family.onnx_graph = onnx_export::graph_writer<ResNetImpl>(&onnx_export::resnet_onnx, "ResNet");
   return family;
 }
 

@@ -8,10 +8,13 @@ namespace trainer {
 ModelFamily yolov8_family() {
   ModelFamily family;
   family.names = {names_starting_with("yolov8"), "yolov8n/s/m/l/x", TaskKind::detect, "yolov8n"};
-  family.build = [](const ModelRequest& request) -> std::shared_ptr<torch::nn::Module> {
-    return make_yolov8(request.name, request.in_channels, request.classes).ptr();
+  family.detector = [](const ModelRequest& request) {
+    YOLOv8 model = make_yolov8(request.name, request.in_channels, request.classes);
+    DetectorModel built = bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
+    built.strides = model->strides();
+    built.reg_max = model->reg_max();
+    return built;
   };
-  family.onnx_graph = onnx_export::graph_writer<YOLOv8Impl>(&onnx_export::yolov8_onnx, "YOLOv8");
   // Ultralytics' DetectionModel (io refuses its other tasks' models) or another pickled model
   // whose scale io reads from its yaml or its first layer's width.
   family.ultralytics_model = [](const UltralyticsModel& file) {

@@ -88,8 +88,7 @@ std::vector<int64_t> parse_imgsz(const std::string& text) {
   return sides.size() == 1 ? std::vector<int64_t>{sides[0], sides[0]} : sides;
 }
 
-OnnxFile export_onnx(const GraphWriter& writer, const torch::nn::Module& model, const ModelCard& card,
-                     const OnnxOptions& options) {
+OnnxFile export_onnx(const ModelGraph& model_graph, const ModelCard& card, const OnnxOptions& options) {
   if (options.batch < 1) unsupported("batch=" + std::to_string(options.batch) + " must be at least 1");
   const std::vector<int64_t> size = options.imgsz.value_or(std::vector<int64_t>{card.height, card.width});
   const int64_t height = size.at(0), width = size.at(1);
@@ -101,7 +100,7 @@ OnnxFile export_onnx(const GraphWriter& writer, const torch::nn::Module& model, 
   request.width = width;
   request.dynamic = options.dynamic;
   request.simplify = options.simplify;
-  const FamilyGraph written = writer(graph, model, request);
+  const FamilyGraph written = model_graph(graph, request);
   OnnxFile file;
   file.input = written.input;
   file.output = written.output;

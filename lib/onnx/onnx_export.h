@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <torch/nn/module.h>
-
 #include "io/model_card.h"
 #include "onnx/graph_builder.h"
 
@@ -47,18 +45,15 @@ struct FamilyGraph {
   std::string value;
 };
 
-// A family's graph writer (lib/families registers one per family): refuses, with `unsupported`,
-// a size it cannot take, adds the input `images` and the model's evaluation forward.
-using GraphWriter = std::function<FamilyGraph(GraphBuilder&, const torch::nn::Module&, const GraphRequest&)>;
+// A model as an ONNX graph: its family's writer bound to the model when the family built it
+// (lib/families), so export needs neither the family nor the module's type. It refuses, with
+// `unsupported`, a size it cannot take, and adds the input `images` and the model's evaluation
+// forward.
+using ModelGraph = std::function<FamilyGraph(GraphBuilder&, const GraphRequest&)>;
 
-// The writer of a family whose models are `Impl` modules; `family` names it when given another module.
-template <class Impl>
-GraphWriter graph_writer(FamilyGraph (*write)(GraphBuilder&, const Impl&, const GraphRequest&), std::string family);
-
-// `model` written by `writer` (its family's); an option the family cannot honour is a UserError
+// The model's graph with the card's metadata; an option the family cannot honour is a UserError
 // naming it.
-OnnxFile export_onnx(const GraphWriter& writer, const torch::nn::Module& model, const ModelCard& card,
-                     const OnnxOptions& options);
+OnnxFile export_onnx(const ModelGraph& model_graph, const ModelCard& card, const OnnxOptions& options);
 
 // UserError "export format=onnx: <what>".
 [[noreturn]] void unsupported(const std::string& what);
@@ -68,15 +63,5 @@ std::vector<int64_t> parse_imgsz(const std::string& text);
 
 // The metadata key holding the recipe, which `trainer predict/val model=FILE.onnx` rebuild the task from.
 inline constexpr const char* kRecipeKey = "trainer_recipe";
-
-template <class Impl>
-GraphWriter graph_writer(FamilyGraph (*write)(GraphBuilder&, const Impl&, const GraphRequest&), std::string family) {
-  return [write, family = std::move(family)](GraphBuilder& graph, const torch::nn::Module& model,
-                                             const GraphRequest& request) {
-    const auto* typed = dynamic_cast<const Impl*>(&model);
-    if (typed == nullptr) unsupported("the model is not a " + family);
-    return write(graph, *typed, request);
-  };
-}
 
 }  // namespace trainer::onnx_export

@@ -44,7 +44,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
   }
   validator_ = std::make_unique<ClassifyValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = ResNet(build_model_as<ResNetImpl>({shared.run.model, channels_, classes(), shared.run.norm}));
+  model_ = build_logits_model({shared.run.model, channels_, classes(), shared.run.norm}, TaskKind::classify);
 }
 
 void ClassifyTask::take_data_facts() {
@@ -72,7 +72,7 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
 }
 
 LossOutput ClassifyTask::loss(const Batch& batch) {
-  const torch::Tensor logits = model_->forward(batch.input).to(torch::kFloat);
+  const torch::Tensor logits = model_.forward(batch.input).to(torch::kFloat);
   // Summed, in fp32 even under autocast: the engine divides by the samples of the whole group.
   // Validation keeps the plain loss (as timm does), so its figure compares across smoothings.
   // Mixed batches carry class probabilities with the smoothing already folded in.
@@ -121,8 +121,8 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
   const ImageFiles files(sources, channels_, class_names_, imgsz_, normalization_);
   const Loader::Collate collate = make_classify_collate(files, evaluation_augment(), normalization_, 0);
   const int64_t k = std::min<int64_t>(options.top_k, classes());
-  const bool was_training = model_->is_training();
-  model_->eval();
+  const bool was_training = model_.module->is_training();
+  model_.module->eval();
   c10::InferenceMode inference;
   std::vector<std::string> predictions;
   for (size_t first = 0; first < files.size(); first += static_cast<size_t>(shared_.schedule.batch)) {
@@ -144,7 +144,7 @@ std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& s
       predictions.push_back(std::move(line));
     }
   }
-  if (was_training) model_->train();
+  if (was_training) model_.module->train();
   return predictions;
 }
 

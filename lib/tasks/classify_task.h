@@ -7,7 +7,7 @@
 #include "data/image_dataset.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
-#include "models/resnet.h"
+#include "families/model_family.h"
 #include "tasks/classify_validator.h"
 
 namespace trainer {
@@ -20,7 +20,7 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
                DataSplits splits = DataSplits::train_and_val, const ModelCard* card = nullptr);
 
   std::string name() const override { return "classify"; }
-  torch::nn::Module& model() override { return *model_; }
+  torch::nn::Module& model() override { return *model_.module; }
   int64_t classes() const override { return static_cast<int64_t>(class_names_.size()); }
   TaskTraining& training() override { return *this; }
   Validator& validator() override { return *validator_; }
@@ -38,6 +38,7 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
   ModelCard model_card() const override;
+  onnx_export::ModelGraph export_graph() const override { return model_.onnx_graph; }
 
  private:
   // Class names, channels, normalisation and native size from the validation split.
@@ -45,7 +46,7 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
   ClassifyAugment evaluation_augment() const;
   // The logits of an evaluation input, from the deployed copy when there is one.
   torch::Tensor logits(const torch::Tensor& input) {
-    return deployed_ ? deployed_->run(input) : model_->forward(input);
+    return deployed_ ? deployed_->run(input) : model_.forward(input);
   }
   SharedTaskSettings shared_;
   ClassifySettings classify_;
@@ -56,7 +57,7 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
   Normalization normalization_;
   int64_t channels_ = 3;
   int64_t imgsz_ = 0;
-  ResNet model_{nullptr};
+  LogitsModel model_;
   std::unique_ptr<ClassifyValidator> validator_;
   friend class ClassifyValidator;
 };

@@ -30,7 +30,7 @@ void ClassifyValidator::validate_shard(const torch::Device& device, const Shard&
   torch::Tensor confusion = torch::zeros({task_.classes() * task_.classes()}, top1.options());
   int64_t seen = 0;
   for_each_validation_batch(
-      *task_.model_, loader, batches.size(), batch_size, device,
+      *task_.model_.module, loader, batches.size(), batch_size, device,
       [&](size_t, const Batch& batch, const torch::Tensor& input) {
         const torch::Tensor logits = task_.logits(input).narrow(0, 0, batch.size).to(torch::kFloat);
         loss_sum += torch::nn::functional::cross_entropy(

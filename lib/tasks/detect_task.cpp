@@ -87,12 +87,12 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   }
   validator_ = std::make_unique<DetectValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = YOLOv8(build_model_as<YOLOv8Impl>({shared.run.model, 3, classes()}));
+  model_ = build_detector({shared.run.model, 3, classes()});
   DetectionLossOptions loss_options;
   loss_options.box = detect.box;
   loss_options.cls = detect.cls;
   loss_options.dfl = detect.dfl;
-  loss_ = std::make_unique<DetectionLoss>(classes(), model_->strides(), model_->reg_max(), loss_options);
+  loss_ = std::make_unique<DetectionLoss>(classes(), model_.strides, model_.reg_max, loss_options);
 }
 
 void DetectTask::open_data(bool with_train_split) {
@@ -182,14 +182,14 @@ void DetectTask::plot_labels(const fs::path& path) const {
   draw_labels(boxes, config_.names, path);
 }
 
-LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_->forward(batch.input), batch.target); }
+LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_.forward(batch.input), batch.target); }
 
 torch::Tensor DetectTask::decoded(const std::vector<torch::Tensor>& levels) const {
-  return decode_predictions(levels, model_->strides(), model_->reg_max(), BoxFormat::xyxy);
+  return decode_predictions(levels, model_.strides, model_.reg_max, BoxFormat::xyxy);
 }
 
 torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
-  if (!deployed_) return decoded(model_->forward(input));
+  if (!deployed_) return decoded(model_.forward(input));
   const torch::Tensor output = deployed_->run(input);
   const torch::Tensor corners = xywh_to_xyxy(output.narrow(1, 0, 4).transpose(1, 2)).transpose(1, 2);
   return torch::cat({corners, output.narrow(1, 4, output.size(1) - 4)}, 1);
@@ -205,7 +205,7 @@ std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictio
 
 ModelCard DetectTask::model_card() const {
   // Letterboxed to imgsz with grey 114 (DetectAugment), the pixels scaled to [0, 1] alone.
-  const int64_t channels = model_->options.in_channels();
+  const int64_t channels = model_.in_channels;
   return {name(), shared_.run.model, config_.names, channels, imgsz_, imgsz_, "", unit_scaled_pixels()};
 }
 
@@ -214,8 +214,8 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
   const std::vector<std::string> paths = image_paths(sources);
   const fs::path folder = make_numbered_folder(options.project / name(), "predict", options.exist_ok);
   const double confidence = detect_.conf.value_or(kPredictConfidence);
-  const bool was_training = model_->is_training();
-  model_->eval();
+  const bool was_training = model_.module->is_training();
+  model_.module->eval();
   c10::InferenceMode inference;
   std::vector<std::string> lines;
   Json listing = Json::array();
@@ -250,7 +250,7 @@ std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sou
     const fs::path annotated = folder / fs::path(path).filename();
     if (!cv::imwrite(annotated.string(), bgr)) throw UserError("cannot write " + annotated.string());
   }
-  if (was_training) model_->train();
+  if (was_training) model_.module->train();
   write_file_atomically(folder / "predictions.json", listing.dump() + "\n");
   lines.push_back("annotated images and predictions.json in " + folder.string());
   return lines;

@@ -10,7 +10,7 @@
 #include "data/detect/image_memo.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
-#include "models/yolov8.h"
+#include "families/model_family.h"
 #include "tasks/detect_validator.h"
 #include "tasks/detection_loss.h"
 
@@ -24,7 +24,7 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
              DataSplits splits = DataSplits::train_and_val, const ModelCard* card = nullptr);
 
   std::string name() const override { return "detect"; }
-  torch::nn::Module& model() override { return *model_; }
+  torch::nn::Module& model() override { return *model_.module; }
   int64_t classes() const override { return static_cast<int64_t>(config_.names.size()); }
   TaskTraining& training() override { return *this; }
   Validator& validator() override { return *validator_; }
@@ -50,6 +50,7 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
   ModelCard model_card() const override;
+  onnx_export::ModelGraph export_graph() const override { return model_.onnx_graph; }
 
  private:
   // Ultralytics' confidence threshold when `conf` is unset for what predict shows and what the
@@ -78,7 +79,7 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   std::unique_ptr<ImageMemo> train_memo_;
   std::unique_ptr<ImageMemo> val_memo_;
   std::vector<size_t> train_indices_;
-  YOLOv8 model_{nullptr};
+  DetectorModel model_;
   std::unique_ptr<DetectionLoss> loss_;
   std::unique_ptr<DetectValidator> validator_;
   friend class DetectValidator;

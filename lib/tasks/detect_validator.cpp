@@ -56,14 +56,14 @@ void DetectValidator::validate_shard(const torch::Device& device, const Shard& s
   DetectionConfusion confusion(
       task_.classes(), task_.detect_.conf.value_or(DetectTask::kPredictConfidence), kConfusionIou);
   for_each_validation_batch(
-      *task_.model_, loader, batches.size(), batch_size, device,
+      *task_.model_.module, loader, batches.size(), batch_size, device,
       [&](size_t position, const Batch& batch, const torch::Tensor& input) {
         torch::Tensor predicted;
         if (task_.deployed_) {
           // The exported output has no head logits for the loss.
           predicted = task_.predictions(input).narrow(0, 0, batch.size);
         } else {
-          std::vector<torch::Tensor> levels = task_.model_->forward(input);
+          std::vector<torch::Tensor> levels = task_.model_.forward(input);
           for (auto& level : levels) level = level.narrow(0, 0, batch.size);
           loss_sums += (*task_.loss_)(levels, batch.target).parts.to(torch::kFloat);
           predicted = task_.decoded(levels);

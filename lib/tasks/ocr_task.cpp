@@ -118,7 +118,7 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataS
     }
   }
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = Crnn(build_model_as<CrnnImpl>({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr}));
+  model_ = build_logits_model({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr}, TaskKind::ocr);
 }
 
 std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
@@ -160,9 +160,9 @@ ModelCard OcrTask::model_card() const {
   std::vector<std::string> characters;
   for (const char32_t character : charset_->characters())
     characters.push_back(encode_utf8(std::u32string(1, character)));
-  const Normalization centred{std::vector<double>(static_cast<size_t>(model_->options.in_channels()), 0.5),
-                              std::vector<double>(static_cast<size_t>(model_->options.in_channels()), 0.5)};
-  return {name(), shared_.run.model, characters, model_->options.in_channels(), ocr_.img_h, ocr_.img_w, "", centred};
+  const Normalization centred{std::vector<double>(static_cast<size_t>(model_.in_channels), 0.5),
+                              std::vector<double>(static_cast<size_t>(model_.in_channels), 0.5)};
+  return {name(), shared_.run.model, characters, model_.in_channels, ocr_.img_h, ocr_.img_w, "", centred};
 }
 
 std::vector<std::string> OcrTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
@@ -178,8 +178,8 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
   std::vector<size_t> all(paths.size());
   std::iota(all.begin(), all.end(), size_t{0});
   std::vector<std::string> lines(paths.size());
-  const bool was_training = model_->is_training();
-  model_->eval();
+  const bool was_training = model_.module->is_training();
+  model_.module->eval();
   c10::InferenceMode inference;
   for (const auto& indices : bucket_batches_in_order(all, buckets, shared_.schedule.batch)) {
     std::vector<cv::Mat> batch_images;
@@ -191,7 +191,7 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
                                         decoded[row].confidence, options.digits);
     }
   }
-  if (was_training) model_->train();
+  if (was_training) model_.module->train();
   return lines;
 }
 

@@ -9,7 +9,7 @@
 #include "data/ocr/text_line_collate.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
-#include "models/crnn.h"
+#include "families/model_family.h"
 #include "tasks/ocr_validator.h"
 
 namespace trainer {
@@ -22,7 +22,7 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataSplits splits = DataSplits::train_and_val);
 
   std::string name() const override { return "ocr"; }
-  torch::nn::Module& model() override { return *model_; }
+  torch::nn::Module& model() override { return *model_.module; }
   int64_t classes() const override { return charset_->classes(); }
   TaskTraining& training() override { return *this; }
   Validator& validator() override { return *validator_; }
@@ -41,7 +41,7 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   // CUDA's CTC loss copies the target lengths to the host: graphs hold the CRNN, not the loss.
   bool loss_capture_safe() const override { return false; }
   LossSplit* loss_split() override { return this; }
-  torch::Tensor model_output(const Batch& batch) override { return model_->forward(batch.input); }
+  torch::Tensor model_output(const Batch& batch) override { return model_.forward(batch.input); }
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
 
@@ -49,11 +49,12 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
   ModelCard model_card() const override;
+  onnx_export::ModelGraph export_graph() const override { return model_.onnx_graph; }
 
  private:
   // The per-frame logits of an evaluation input, from the deployed copy when there is one.
   torch::Tensor logits(const torch::Tensor& input) {
-    return deployed_ ? deployed_->run(input) : model_->forward(input);
+    return deployed_ ? deployed_->run(input) : model_.forward(input);
   }
 
   SharedTaskSettings shared_;
@@ -65,7 +66,7 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   BucketSampling sampling_;
   std::vector<int64_t> val_buckets_;
   TextLineShape shape_;
-  Crnn model_{nullptr};
+  LogitsModel model_;
   std::unique_ptr<OcrValidator> validator_;
   friend class OcrValidator;
 };

@@ -36,7 +36,7 @@ void OcrValidator::validate_shard(const torch::Device& device, const Shard& shar
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
   std::vector<std::string> shown;
   for_each_validation_batch(
-      *task_.model_, loader, batches.size(), batch_size, device,
+      *task_.model_.module, loader, batches.size(), batch_size, device,
       [&](size_t position, const Batch& batch, const torch::Tensor& input) {
         const torch::Tensor logits = task_.logits(input).narrow(0, 0, batch.size);
         loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
