@@ -133,6 +133,33 @@ TEST_CASE("cache=ram trains to the same metrics as reading every file each epoch
   CHECK_THAT(told.output, Catch::Contains("cache=ram: keeping decoded images in memory"));
 }
 
+TEST_CASE("yolo11n typed as Ultralytics' docs type it trains, validates from its checkpoint and refuses ONNX",
+          "[detect][cli][yolo11]") {
+  TempDir dir("detect-yolo11");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
+  std::string args = kTinyYolo;
+  args.replace(args.find("yolov8n.yaml"), 12, "yolo11n.yaml");
+  const CommandResult trained = run_trainer("detect train epochs=1 data=" + dir.file("shapes/data.yaml") +
+                                            " project=" + dir.file("runs") + " name=v11" + args);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto weights = dir / "runs" / "detect" / "v11" / "weights" / "last.pt";
+  CHECK(read_text(dir / "runs" / "detect" / "v11" / "args.yaml").find("model: yolo11n\n") != std::string::npos);
+  const trainer::Checkpoint saved = trainer::load_checkpoint(weights);
+  const auto has_key = [&](const std::string& key) {
+    return std::any_of(saved.model.begin(), saved.model.end(), [&](const auto& entry) { return entry.first == key; });
+  };
+  CHECK(has_key("model.10.m.0.attn.qkv.conv.weight"));  // C2PSA: a YOLO11, not a YOLOv8
+  CHECK(has_key("model.23.dfl.conv.weight"));
+  const CommandResult val = run_trainer("val --weights " + weights.string());
+  INFO(val.output);
+  CHECK(val.exit_code == 0);
+  CHECK(val.output.find("mAP50-95") != std::string::npos);
+  const CommandResult exported = run_trainer("export model=" + weights.string() + " format=onnx");
+  CHECK(exported.exit_code == 2);
+  CHECK(exported.output.find("YOLO11's graph") != std::string::npos);
+}
+
 TEST_CASE("single_cls trains and validates every object as one class named item", "[detect][cli]") {
   TempDir dir("detect-single");
   REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);

@@ -13,7 +13,8 @@ using namespace trainer;
 
 TEST_CASE("the registered families name their models, tasks and defaults", "[families][config]") {
   CHECK(model_families_text(model_catalog()) ==
-        "resnet18/34/50 (task=classify), crnn (task=ocr) or yolov8n/s/m/l/x (task=detect)");
+        "resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x (task=detect) or yolo11n/s/m/l/x "
+        "(task=detect)");
   CHECK(model_catalog().size() == model_families().size());
   CHECK(task_of_model("resnet50") == TaskKind::classify);
   CHECK(task_of_model("crnn") == TaskKind::ocr);
@@ -64,9 +65,13 @@ TEST_CASE("a family builds its models as their task drives them and refuses name
 TEST_CASE("Ultralytics checkpoints are recognised by their family", "[families][ultralytics]") {
   UltralyticsModel file;
   file.type = "ultralytics.nn.tasks.DetectionModel";
+  const DetectorModel yolov8m = build_detector({"yolov8m", 3, 80});
+  for (const auto& entry : yolov8m.module->named_parameters()) file.weights.emplace_back(entry.key(), entry.value());
   CHECK(ultralytics_architecture(file).empty());  // no scale: no model to build
   file.scale = "m";
   CHECK(ultralytics_architecture(file) == "yolov8m");
+  file.weights.clear();  // a layout no family has (the yolo11 tests show YOLO11's)
+  CHECK(ultralytics_architecture(file).empty());
 }
 
 TEST_CASE("export writes a built model with the graph its family bound to it", "[families][onnx]") {

@@ -312,7 +312,10 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   overrides.insert(overrides.begin(), "pretrained=none");
   if (file.ultralytics) {
     const std::string architecture = ultralytics_architecture(*file.ultralytics);
-    if (architecture.empty()) throw UserError(weights + ": the file does not tell which YOLOv8 scale it is");
+    if (architecture.empty()) {
+      throw UserError(weights + ": not a model trainer builds: its layout is neither YOLOv8 nor YOLO11 detection, or "
+                                "the file does not tell its scale");
+    }
     if (trained.checkpoint.card) trained.checkpoint.card->model_name = architecture;
     overrides.insert(overrides.begin(), "model=" + architecture);
     // As Ultralytics' val: the data the model was trained on unless data= says otherwise.

@@ -4,13 +4,15 @@
 
 namespace trainer {
 
-// The registration: one line per family, whose record families/<family>_family.cpp defines as
-// `ModelFamily <family>_family()`. The order is that of messages ("resnet18/34/50 (task=classify),
-// crnn (task=ocr) or yolov8n/s/m/l/x (task=detect)"); a task's default model is its first family's.
+// The registration: one line per family, whose record families/<family>_family.cpp (or a file of
+// related families, as yolo_families.cpp) defines as `ModelFamily <family>_family()`. The order is
+// that of messages ("resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x
+// (task=detect) or yolo11n/s/m/l/x (task=detect)"); a task's default model is its first family's.
 #define TRAINER_MODEL_FAMILIES(FAMILY) \
   FAMILY(resnet)                       \
   FAMILY(crnn)                         \
-  FAMILY(yolov8)
+  FAMILY(yolov8)                       \
+  FAMILY(yolo11)
 
 #define TRAINER_DECLARE_FAMILY(family) ModelFamily family##_family();
 TRAINER_MODEL_FAMILIES(TRAINER_DECLARE_FAMILY)
@@ -55,8 +57,9 @@ template <class Builder>
 const Builder& builder_for(const std::string& model, TaskKind task, Builder ModelFamily::*builder) {
   const ModelFamily& family = family_of(model);
   if (family.names.task != task || !(family.*builder)) {
-    throw UserError("model '" + model + "' trains task=" + to_string(family.names.task) + ", not task=" +
-                    to_string(task) + "; models are " + model_families_text(model_catalog()));
+    throw UserError("model '" + model + "' trains task=" + to_string(family.names.task) +
+                    ", not task=" + to_string(task) + "; models are " +
+                    model_families_text(model_catalog()));
   }
   return family.*builder;
 }

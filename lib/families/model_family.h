@@ -48,8 +48,8 @@ struct LogitsModel : BuiltModel {
   std::function<torch::Tensor(const torch::Tensor&)> forward;
 };
 
-// Images -> the detection head's raw outputs, one per level [B, 4 * reg_max + classes, H / s, W / s]
-// for the strides s, in training and evaluation mode alike.
+// Images -> the detection head's raw outputs, one per level [B, 4 * reg_max + classes, H / s, W /
+// s] for the strides s, in training and evaluation mode alike.
 struct DetectorModel : BuiltModel {
   std::function<std::vector<torch::Tensor>(const torch::Tensor&)> forward;
   std::vector<double> strides;
@@ -78,7 +78,8 @@ Built bind_model(Holder model, int64_t in_channels,
   Built built;
   built.module = model.ptr();
   built.in_channels = in_channels;
-  built.onnx_graph = [write, model](onnx_export::GraphBuilder& graph, const onnx_export::GraphRequest& request) {
+  built.onnx_graph = [write, model](onnx_export::GraphBuilder& graph,
+                                    const onnx_export::GraphRequest& request) {
     return write(graph, *model, request);
   };
   built.forward = [model](const torch::Tensor& images) mutable { return model->forward(images); };

@@ -1,29 +1,52 @@
 #include "models/yolo_blocks.h"
 
+#include <numeric>
+
 namespace trainer::yolo {
 
-ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride)
-    : in_channels(in_channels), out_channels(out_channels), kernel(kernel), stride(stride) {
+ConvImpl::ConvImpl(int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
+                   int64_t groups, bool activation)
+    : in_channels(in_channels),
+      out_channels(out_channels),
+      kernel(kernel),
+      stride(stride),
+      groups(groups),
+      activation(activation) {
   reset();
 }
 
 void ConvImpl::reset() {
   conv = register_module(
-      "conv",
-      torch::nn::Conv2d(
-          torch::nn::Conv2dOptions(in_channels, out_channels, kernel).stride(stride).padding(kernel / 2).bias(false)));
-  // Ultralytics' initialize_weights sets these on every BatchNorm2d; its Conv2d keeps the default init.
-  bn =
-      register_module("bn", torch::nn::BatchNorm2d(torch::nn::BatchNormOptions(out_channels).eps(1e-3).momentum(0.03)));
+      "conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, out_channels, kernel)
+                                    .stride(stride)
+                                    .padding(kernel / 2)
+                                    .groups(groups)
+                                    .bias(false)));
+  // Ultralytics' initialize_weights sets these on every BatchNorm2d; its Conv2d keeps the default
+  // init.
+  bn = register_module(
+      "bn",
+      torch::nn::BatchNorm2d(torch::nn::BatchNormOptions(out_channels).eps(1e-3).momentum(0.03)));
 }
 
-torch::Tensor ConvImpl::forward(const torch::Tensor& input) { return torch::silu(bn(conv(input))); }
+torch::Tensor ConvImpl::forward(const torch::Tensor& input) {
+  const torch::Tensor normed = bn(conv(input));
+  return activation ? torch::silu(normed) : normed;
+}
 
-BottleneckImpl::BottleneckImpl(int64_t channels, bool shortcut) : channels(channels), shortcut(shortcut) { reset(); }
+Conv DWConv(int64_t in_channels, int64_t out_channels, int64_t kernel) {
+  return Conv(in_channels, out_channels, kernel, 1, std::gcd(in_channels, out_channels));
+}
+
+BottleneckImpl::BottleneckImpl(int64_t channels, bool shortcut, double expansion)
+    : channels(channels), shortcut(shortcut), expansion(expansion) {
+  reset();
+}
 
 void BottleneckImpl::reset() {
-  cv1 = register_module("cv1", Conv(channels, channels, 3));
-  cv2 = register_module("cv2", Conv(channels, channels, 3));
+  const auto hidden = static_cast<int64_t>(static_cast<double>(channels) * expansion);
+  cv1 = register_module("cv1", Conv(channels, hidden, 3));
+  cv2 = register_module("cv2", Conv(hidden, channels, 3));
 }
 
 torch::Tensor BottleneckImpl::forward(const torch::Tensor& input) {
@@ -31,22 +54,67 @@ torch::Tensor BottleneckImpl::forward(const torch::Tensor& input) {
   return shortcut ? input + out : out;
 }
 
-C2fImpl::C2fImpl(int64_t in_channels, int64_t out_channels, int64_t repeats, bool shortcut)
-    : in_channels(in_channels), out_channels(out_channels), repeats(repeats), shortcut(shortcut) {
+C3kImpl::C3kImpl(int64_t in_channels, int64_t out_channels, int64_t repeats, bool shortcut,
+                 double expansion)
+    : in_channels(in_channels),
+      out_channels(out_channels),
+      repeats(repeats),
+      shortcut(shortcut),
+      expansion(expansion) {
+  reset();
+}
+
+void C3kImpl::reset() {
+  const auto hidden = static_cast<int64_t>(static_cast<double>(out_channels) * expansion);
+  cv1 = register_module("cv1", Conv(in_channels, hidden));
+  cv2 = register_module("cv2", Conv(in_channels, hidden));
+  cv3 = register_module("cv3", Conv(2 * hidden, out_channels));
+  m = register_module("m", torch::nn::Sequential());
+  for (int64_t i = 0; i < repeats; ++i) m->push_back(Bottleneck(hidden, shortcut));
+}
+
+torch::Tensor C3kImpl::forward(const torch::Tensor& input) {
+  return cv3(torch::cat({m->forward(cv1(input)), cv2(input)}, 1));
+}
+
+C2fImpl::C2fImpl(int64_t in_channels, int64_t out_channels, int64_t repeats, bool shortcut,
+                 C2fInner inner, double expansion)
+    : in_channels(in_channels),
+      out_channels(out_channels),
+      repeats(repeats),
+      shortcut(shortcut),
+      inner(inner),
+      expansion(expansion) {
   reset();
 }
 
 void C2fImpl::reset() {
-  const int64_t hidden = out_channels / 2;
+  // int(c2 * e), as Python truncates.
+  const auto hidden = static_cast<int64_t>(static_cast<double>(out_channels) * expansion);
   cv1 = register_module("cv1", Conv(in_channels, 2 * hidden));
   cv2 = register_module("cv2", Conv((2 + repeats) * hidden, out_channels));
   m = register_module("m", torch::nn::ModuleList());
-  for (int64_t i = 0; i < repeats; ++i) m->push_back(Bottleneck(hidden, shortcut));
+  for (int64_t i = 0; i < repeats; ++i) {
+    switch (inner) {
+      case C2fInner::bottleneck:
+        m->push_back(Bottleneck(hidden, shortcut));
+        break;
+      case C2fInner::narrow_bottleneck:
+        m->push_back(Bottleneck(hidden, shortcut, 0.5));
+        break;
+      case C2fInner::c3k:
+        m->push_back(C3k(hidden, hidden, 2, shortcut));
+        break;
+    }
+  }
 }
 
 torch::Tensor C2fImpl::forward(const torch::Tensor& input) {
   std::vector<torch::Tensor> pieces = cv1(input).chunk(2, 1);
-  for (const auto& block : *m) pieces.push_back(block->as<Bottleneck>()->forward(pieces.back()));
+  for (size_t i = 0; i < m->size(); ++i) {
+    pieces.push_back(inner == C2fInner::c3k ? m->ptr<C3kImpl>(i)->forward(pieces.back())
+                                            : m->ptr<BottleneckImpl>(i)->forward(pieces.back()));
+  }
   return cv2(torch::cat(pieces, 1));
 }
 
@@ -59,7 +127,8 @@ void SPPFImpl::reset() {
   const int64_t hidden = in_channels / 2;
   cv1 = register_module("cv1", Conv(in_channels, hidden));
   cv2 = register_module("cv2", Conv(4 * hidden, out_channels));
-  m = register_module("m", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(kernel).stride(1).padding(kernel / 2)));
+  m = register_module(
+      "m", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(kernel).stride(1).padding(kernel / 2)));
 }
 
 torch::Tensor SPPFImpl::forward(const torch::Tensor& input) {
@@ -68,6 +137,8 @@ torch::Tensor SPPFImpl::forward(const torch::Tensor& input) {
   return cv2(torch::cat(pieces, 1));
 }
 
-torch::Tensor ConcatImpl::forward(const std::vector<torch::Tensor>& inputs) { return torch::cat(inputs, 1); }
+torch::Tensor ConcatImpl::forward(const std::vector<torch::Tensor>& inputs) {
+  return torch::cat(inputs, 1);
+}
 
 }  // namespace trainer::yolo

@@ -9,7 +9,33 @@ namespace {
 
 // Conv(3x3) -> Conv(3x3) -> Conv2d(1x1, with bias): the shape of both branches.
 torch::nn::Sequential branch(int64_t in_channels, int64_t hidden, int64_t out_channels) {
-  return torch::nn::Sequential(Conv(in_channels, hidden, 3), Conv(hidden, hidden, 3),
+  return torch::nn::Sequential(
+      Conv(in_channels, hidden, 3), Conv(hidden, hidden, 3),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1)));
+}
+
+// Ultralytics' nn.Sequential(DWConv(c1, c1, 3), Conv(c1, c2, 1)) of YOLO11's class branch, its
+// children named "0" and "1" as Python's Sequential names them. (LibTorch cannot nest a
+// Sequential in a Sequential.)
+class DepthwisePairImpl : public torch::nn::Cloneable<DepthwisePairImpl> {
+ public:
+  DepthwisePairImpl(int64_t in_channels, int64_t out_channels) : in_channels(in_channels), out_channels(out_channels) {
+    reset();
+  }
+  void reset() override {
+    depthwise = register_module("0", DWConv(in_channels, in_channels, 3));
+    pointwise = register_module("1", Conv(in_channels, out_channels));
+  }
+  torch::Tensor forward(const torch::Tensor& input) { return pointwise(depthwise(input)); }
+
+  int64_t in_channels, out_channels;
+  Conv depthwise{nullptr}, pointwise{nullptr};
+};
+TORCH_MODULE(DepthwisePair);
+
+// YOLO11's class branch: two depthwise-separable pairs -> Conv2d(1x1, with bias).
+torch::nn::Sequential depthwise_branch(int64_t in_channels, int64_t hidden, int64_t out_channels) {
+  return torch::nn::Sequential(DepthwisePair(in_channels, hidden), DepthwisePair(hidden, hidden),
                                torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1)));
 }
 
@@ -23,7 +49,8 @@ torch::Tensor last_bias(const torch::nn::ModuleList& branches, size_t level) {
 DFLImpl::DFLImpl(int64_t bins) : bins(bins) { reset(); }
 
 void DFLImpl::reset() {
-  conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(bins, 1, 1).bias(false)));
+  conv =
+      register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(bins, 1, 1).bias(false)));
   conv->weight.set_requires_grad(false);
   conv->weight.copy_(torch::arange(bins, conv->weight.options()).view({1, bins, 1, 1}));
 }
@@ -33,8 +60,8 @@ DetectImpl::DetectImpl(const DetectOptions& options) : options(options) { reset(
 void DetectImpl::reset() {
   const std::vector<int64_t>& channels = options.channels();
   TORCH_CHECK(!channels.empty() && channels.size() == options.strides().size(),
-              "Detect needs one stride per level, got ", channels.size(), " levels and ", options.strides().size(),
-              " strides");
+              "Detect needs one stride per level, got ", channels.size(), " levels and ",
+              options.strides().size(), " strides");
   const int64_t box_outputs = 4 * options.reg_max();
   const int64_t classes = options.classes();
   const int64_t box_hidden = std::max({int64_t{16}, channels[0] / 4, box_outputs});
@@ -43,7 +70,9 @@ void DetectImpl::reset() {
   cv3 = register_module("cv3", torch::nn::ModuleList());
   for (const int64_t in_channels : channels) {
     cv2->push_back(branch(in_channels, box_hidden, box_outputs));
-    cv3->push_back(branch(in_channels, class_hidden, classes));
+    cv3->push_back(options.depthwise_classes()
+                       ? depthwise_branch(in_channels, class_hidden, classes)
+                       : branch(in_channels, class_hidden, classes));
   }
   dfl = register_module("dfl", DFL(options.reg_max()));
 
@@ -59,7 +88,8 @@ void DetectImpl::reset() {
 }
 
 std::vector<torch::Tensor> DetectImpl::forward(const std::vector<torch::Tensor>& features) {
-  TORCH_CHECK(features.size() == cv2->size(), "Detect expects ", cv2->size(), " feature maps, got ", features.size());
+  TORCH_CHECK(features.size() == cv2->size(), "Detect expects ", cv2->size(), " feature maps, got ",
+              features.size());
   std::vector<torch::Tensor> levels;
   for (size_t i = 0; i < features.size(); ++i) {
     levels.push_back(torch::cat({cv2->ptr<torch::nn::SequentialImpl>(i)->forward(features[i]),

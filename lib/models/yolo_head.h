@@ -1,6 +1,7 @@
-// YOLOv8's decoupled detection head (Ultralytics nn/modules/head.py Detect, in its v8 form): per
+// YOLOv8's and YOLO11's decoupled detection head (Ultralytics nn/modules/head.py Detect): per
 // level a box branch cv2 predicting 4 x reg_max distance-bin logits and a class branch cv3
-// predicting class logits. Decoding and loss live in lib/tasks (box_ops, detection_loss).
+// predicting class logits (two 3x3 Convs, or in YOLO11, `legacy=False`, two depthwise-separable
+// pairs). Decoding and loss live in lib/tasks (box_ops, detection_loss).
 #pragma once
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -18,6 +19,7 @@ struct DetectOptions {
   TORCH_ARG(std::vector<int64_t>, channels);                                 ///< input channels per level, finest first
   TORCH_ARG(std::vector<double>, strides) = std::vector<double>{8, 16, 32};  ///< input pixels per cell, per level
   TORCH_ARG(int64_t, reg_max) = 16;                                          ///< distance bins per box side
+  TORCH_ARG(bool, depthwise_classes) = false;  ///< YOLO11's class branch: DWConv 3x3 + Conv 1x1, twice
 };
 
 // Ultralytics' frozen Conv2d(reg_max, 1, 1) whose weights 0..reg_max-1 turn bin probabilities into

@@ -1,7 +1,8 @@
-// YOLOv8 detection models n/s/m/l/x as Ultralytics builds them from cfg/models/v8/yolov8.yaml:
-// the same 23 layers, scaling and initialisation, and the same state-dict keys and shapes
-// (`model.0.conv.weight`, `model.2.m.0.cv1.bn.running_mean`, `model.22.cv3.1.2.bias`, ...), so
-// Ultralytics' weights map onto it key for key.
+// YOLO detection models as Ultralytics builds them from cfg/models/v8/yolov8.yaml (23 layers) and
+// cfg/models/11/yolo11.yaml (24), at the scales n/s/m/l/x: the same layers, scaling and
+// initialisation, and the same state-dict keys and shapes (`model.0.conv.weight`,
+// `model.2.m.0.cv1.bn.running_mean`, `model.10.m.0.attn.qkv.conv.weight`, `model.22.cv3.1.2.bias`,
+// ...), so Ultralytics' weights map onto it key for key.
 #pragma once
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -15,17 +16,22 @@
 
 namespace trainer {
 
-struct YOLOv8Options {
-  TORCH_ARG(double, depth) = 0.33;          ///< repeats multiplier of the C2f blocks
+enum class YoloGeneration { v8, v11 };
+
+struct YoloDetectorOptions {
+  TORCH_ARG(YoloGeneration, generation) = YoloGeneration::v8;
+  TORCH_ARG(double, depth) = 0.33;          ///< repeats multiplier of the C2f / C3k2 blocks
   TORCH_ARG(double, width) = 0.25;          ///< channel multiplier
   TORCH_ARG(int64_t, max_channels) = 1024;  ///< channel cap before the width multiplier
   TORCH_ARG(int64_t, in_channels) = 3;      ///< input image channels, >= 1
   TORCH_ARG(int64_t, classes) = 80;         ///< >= 1
+  // YOLO11 at m, l and x: every C3k2 refines with C3k blocks (parse_model sets c3k for those scales).
+  TORCH_ARG(bool, c3k_everywhere) = false;
 };
 
-class YOLOv8Impl : public torch::nn::Cloneable<YOLOv8Impl> {
+class YoloDetectorImpl : public torch::nn::Cloneable<YoloDetectorImpl> {
  public:
-  explicit YOLOv8Impl(const YOLOv8Options& options = {});
+  explicit YoloDetectorImpl(const YoloDetectorOptions& options = {});
 
   void reset() override;
   // images [B, in_channels, H, W] with H and W multiples of 32 -> the head's raw outputs, one per
@@ -33,15 +39,16 @@ class YOLOv8Impl : public torch::nn::Cloneable<YOLOv8Impl> {
   // evaluation alike. decode_predictions (tasks/box_ops.h) turns them into boxes and scores.
   std::vector<torch::Tensor> forward(const torch::Tensor& images);
 
-  // The Detect head, model[22].
+  // The Detect head, the last layer.
   yolo::DetectImpl& head() const;
   const std::vector<double>& strides() const { return head().options.strides(); }
   int64_t reg_max() const { return head().options.reg_max(); }
 
-  YOLOv8Options options;
-  torch::nn::ModuleList model{nullptr};  ///< layers 0..22, parameter-free ones included
+  YoloDetectorOptions options;
+  torch::nn::ModuleList model{nullptr};  ///< the layers, parameter-free ones included
 
-  enum class LayerKind { conv, c2f, sppf, upsample, concat, detect };
+  // c3k2 layers are C2f modules (Ultralytics' C3k2 subclasses C2f) with YOLO11's inner blocks.
+  enum class LayerKind { conv, c2f, c3k2, sppf, c2psa, upsample, concat, detect };
 
   // What forward needs to call model[i]. Kept as plain data rather than module handles because
   // clone() replaces the modules inside `model`.
@@ -56,12 +63,13 @@ class YOLOv8Impl : public torch::nn::Cloneable<YOLOv8Impl> {
   std::vector<Layer> layers_;
   std::vector<bool> keep_;  ///< outputs that a later layer reads by index
 };
-TORCH_MODULE(YOLOv8);
+TORCH_MODULE(YoloDetector);
 
-// The model names make_yolov8 accepts, for help texts and did-you-mean suggestions.
-const std::vector<std::string>& yolov8_names();
+// The model names make_yolo_detector accepts (yolov8n … yolov8x, yolo11n … yolo11x), for help
+// texts and did-you-mean suggestions.
+const std::vector<std::string>& yolo_detector_names();
 
-// `name` is yolov8n, yolov8s, yolov8m, yolov8l or yolov8x; anything else throws UserError.
-YOLOv8 make_yolov8(const std::string& name, int64_t in_channels, int64_t classes);
+// `name` is one of yolo_detector_names(); anything else throws UserError.
+YoloDetector make_yolo_detector(const std::string& name, int64_t in_channels, int64_t classes);
 
 }  // namespace trainer

@@ -1,0 +1,59 @@
+// Ultralytics' YOLO detection generations: YOLOv8 and YOLO11, n/s/m/l/x (models/yolo_detector.h,
+// onnx/yolov8_graph.h).
+#include <algorithm>
+
+#include "families/model_family.h"
+#include "models/yolo_detector.h"
+#include "onnx/yolov8_graph.h"
+
+namespace trainer {
+namespace {
+
+DetectorModel build_yolo_detector(const ModelRequest& request) {
+  YoloDetector model = make_yolo_detector(request.name, request.in_channels, request.classes);
+  DetectorModel built =
+      bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
+  built.strides = model->strides();
+  built.reg_max = model->reg_max();
+  return built;
+}
+
+bool has_weight(const UltralyticsModel& file, const std::string& key) {
+  return std::any_of(file.weights.begin(), file.weights.end(),
+                     [&](const auto& entry) { return entry.first == key; });
+}
+
+// A DetectionModel (io refuses its other tasks' models) is of a generation by its layer layout:
+// where its Detect head sits, and YOLO11's C2PSA attention at layer 10. The scale comes from io
+// (the file's yaml, else its first layer's width).
+std::function<std::string(const UltralyticsModel&)> recognised_by(std::string prefix,
+                                                                  std::string head_key,
+                                                                  std::string marker_key) {
+  return [prefix = std::move(prefix), head_key = std::move(head_key),
+          marker_key = std::move(marker_key)](const UltralyticsModel& file) {
+    const bool layout =
+        has_weight(file, head_key) && (marker_key.empty() || has_weight(file, marker_key));
+    return file.scale.empty() || !layout ? std::string() : prefix + file.scale;
+  };
+}
+
+}  // namespace
+
+ModelFamily yolov8_family() {
+  ModelFamily family;
+  family.names = {names_starting_with("yolov8"), "yolov8n/s/m/l/x", TaskKind::detect, "yolov8n"};
+  family.detector = build_yolo_detector;
+  family.ultralytics_model = recognised_by("yolov8", "model.22.dfl.conv.weight", "");
+  return family;
+}
+
+ModelFamily yolo11_family() {
+  ModelFamily family;
+  family.names = {names_starting_with("yolo11"), "yolo11n/s/m/l/x", TaskKind::detect, "yolo11n"};
+  family.detector = build_yolo_detector;
+  family.ultralytics_model =
+      recognised_by("yolo11", "model.23.dfl.conv.weight", "model.10.m.0.attn.qkv.conv.weight");
+  return family;
+}
+
+}  // namespace trainer

@@ -1,0 +1,294 @@
+"""Ultralytics' YOLO11 detection models, as reference data for tests/test_yolo11.cpp.
+
+  yolo11_fixture.py OUTDIR
+
+No Ultralytics package exists here, so the network is written from Ultralytics' definitions
+(nn/modules/conv.py Conv and DWConv, nn/modules/block.py Bottleneck, C2f, C3, C3k, C3k2, SPPF,
+Attention, PSABlock, C2PSA, DFL, nn/modules/head.py Detect with legacy=False) and built the way
+nn/tasks.py parse_model builds cfg/models/11/yolo11.yaml, independently of the C++ model.
+Writes
+  OUTDIR/counts.pt     {"yolo11n": parameters, ...} at 80 classes, and the state-dict entry counts
+                       under "<name>.entries"
+  OUTDIR/yolo11n.pt    a plain dict: "input" [2, 3, 64, 96] and "outputs", the Detect layer's raw
+                       per-stride maps [B, 64 + nc, H, W] in eval mode, 5 classes
+  OUTDIR/yolo11n_sd.pt the weights as Ultralytics users export them (keys "model.0.conv.weight" …)
+"""
+import math
+import os
+import sys
+
+import torch
+from torch import nn
+
+# cfg/models/11/yolo11.yaml: [from, repeats, module, args]
+BACKBONE = [
+    [-1, 1, "Conv", [64, 3, 2]],
+    [-1, 1, "Conv", [128, 3, 2]],
+    [-1, 2, "C3k2", [256, False, 0.25]],
+    [-1, 1, "Conv", [256, 3, 2]],
+    [-1, 2, "C3k2", [512, False, 0.25]],
+    [-1, 1, "Conv", [512, 3, 2]],
+    [-1, 2, "C3k2", [512, True]],
+    [-1, 1, "Conv", [1024, 3, 2]],
+    [-1, 2, "C3k2", [1024, True]],
+    [-1, 1, "SPPF", [1024, 5]],
+    [-1, 2, "C2PSA", [1024]],
+]
+HEAD = [
+    [-1, 1, "Upsample", [None, 2, "nearest"]],
+    [[-1, 6], 1, "Concat", [1]],
+    [-1, 2, "C3k2", [512, False]],
+    [-1, 1, "Upsample", [None, 2, "nearest"]],
+    [[-1, 4], 1, "Concat", [1]],
+    [-1, 2, "C3k2", [256, False]],
+    [-1, 1, "Conv", [256, 3, 2]],
+    [[-1, 13], 1, "Concat", [1]],
+    [-1, 2, "C3k2", [512, False]],
+    [-1, 1, "Conv", [512, 3, 2]],
+    [[-1, 10], 1, "Concat", [1]],
+    [-1, 2, "C3k2", [1024, True]],
+    [[16, 19, 22], 1, "Detect", ["nc"]],
+]
+SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024), "m": (0.50, 1.00, 512), "l": (1.00, 1.00, 512),
+          "x": (1.00, 1.50, 512)}
+
+
+class Conv(nn.Module):
+    def __init__(self, c1, c2, k=1, s=1, g=1, act=True):
+        super().__init__()
+        padding = k // 2 if isinstance(k, int) else [x // 2 for x in k]  # autopad
+        self.conv = nn.Conv2d(c1, c2, k, s, padding, groups=g, bias=False)
+        self.bn = nn.BatchNorm2d(c2, eps=1e-3, momentum=0.03)
+        self.act = nn.SiLU() if act else nn.Identity()
+
+    def forward(self, x):
+        return self.act(self.bn(self.conv(x)))
+
+
+def DWConv(c1, c2, k=1, s=1, act=True):
+    return Conv(c1, c2, k, s, g=math.gcd(c1, c2), act=act)
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, c1, c2, shortcut=True, g=1, k=(3, 3), e=0.5):
+        super().__init__()
+        c_ = int(c2 * e)
+        self.cv1 = Conv(c1, c_, k[0], 1)
+        self.cv2 = Conv(c_, c2, k[1], 1, g=g)
+        self.add = shortcut and c1 == c2
+
+    def forward(self, x):
+        return x + self.cv2(self.cv1(x)) if self.add else self.cv2(self.cv1(x))
+
+
+class C2f(nn.Module):
+    def __init__(self, c1, c2, n=1, shortcut=False, g=1, e=0.5):
+        super().__init__()
+        self.c = int(c2 * e)
+        self.cv1 = Conv(c1, 2 * self.c, 1, 1)
+        self.cv2 = Conv((2 + n) * self.c, c2, 1)
+        self.m = nn.ModuleList(Bottleneck(self.c, self.c, shortcut, g, k=((3, 3), (3, 3)), e=1.0) for _ in range(n))
+
+    def forward(self, x):
+        y = list(self.cv1(x).chunk(2, 1))
+        y.extend(m(y[-1]) for m in self.m)
+        return self.cv2(torch.cat(y, 1))
+
+
+class C3(nn.Module):
+    def __init__(self, c1, c2, n=1, shortcut=True, g=1, e=0.5):
+        super().__init__()
+        c_ = int(c2 * e)
+        self.cv1 = Conv(c1, c_, 1, 1)
+        self.cv2 = Conv(c1, c_, 1, 1)
+        self.cv3 = Conv(2 * c_, c2, 1)
+        self.m = nn.Sequential(*(Bottleneck(c_, c_, shortcut, g, k=((1, 1), (3, 3)), e=1.0) for _ in range(n)))
+
+    def forward(self, x):
+        return self.cv3(torch.cat((self.m(self.cv1(x)), self.cv2(x)), 1))
+
+
+class C3k(C3):
+    def __init__(self, c1, c2, n=1, shortcut=True, g=1, e=0.5, k=3):
+        super().__init__(c1, c2, n, shortcut, g, e)
+        c_ = int(c2 * e)
+        self.m = nn.Sequential(*(Bottleneck(c_, c_, shortcut, g, k=(k, k), e=1.0) for _ in range(n)))
+
+
+class C3k2(C2f):
+    def __init__(self, c1, c2, n=1, c3k=False, e=0.5, g=1, shortcut=True):
+        super().__init__(c1, c2, n, shortcut, g, e)
+        self.m = nn.ModuleList(
+            C3k(self.c, self.c, 2, shortcut, g) if c3k else Bottleneck(self.c, self.c, shortcut, g) for _ in range(n))
+
+
+class SPPF(nn.Module):
+    def __init__(self, c1, c2, k=5):
+        super().__init__()
+        c_ = c1 // 2
+        self.cv1 = Conv(c1, c_, 1, 1)
+        self.cv2 = Conv(c_ * 4, c2, 1, 1)
+        self.m = nn.MaxPool2d(kernel_size=k, stride=1, padding=k // 2)
+
+    def forward(self, x):
+        y = [self.cv1(x)]
+        y.extend(self.m(y[-1]) for _ in range(3))
+        return self.cv2(torch.cat(y, 1))
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, num_heads=8, attn_ratio=0.5):
+        super().__init__()
+        self.num_heads = num_heads
+        self.head_dim = dim // num_heads
+        self.key_dim = int(self.head_dim * attn_ratio)
+        self.scale = self.key_dim ** -0.5
+        h = dim + self.key_dim * num_heads * 2
+        self.qkv = Conv(dim, h, 1, act=False)
+        self.proj = Conv(dim, dim, 1, act=False)
+        self.pe = Conv(dim, dim, 3, 1, g=dim, act=False)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        q, k, v = self.qkv(x).view(B, self.num_heads, self.key_dim * 2 + self.head_dim, H * W).split(
+            [self.key_dim, self.key_dim, self.head_dim], dim=2)
+        attn = ((q.transpose(-2, -1) @ k) * self.scale).softmax(dim=-1)
+        x = (v @ attn.transpose(-2, -1)).view(B, C, H, W) + self.pe(v.reshape(B, C, H, W))
+        return self.proj(x)
+
+
+class PSABlock(nn.Module):
+    def __init__(self, c, attn_ratio=0.5, num_heads=4, shortcut=True):
+        super().__init__()
+        self.attn = Attention(c, attn_ratio=attn_ratio, num_heads=num_heads)
+        self.ffn = nn.Sequential(Conv(c, c * 2, 1), Conv(c * 2, c, 1, act=False))
+        self.add = shortcut
+
+    def forward(self, x):
+        x = x + self.attn(x) if self.add else self.attn(x)
+        return x + self.ffn(x) if self.add else self.ffn(x)
+
+
+class C2PSA(nn.Module):
+    def __init__(self, c1, c2, n=1, e=0.5):
+        super().__init__()
+        assert c1 == c2
+        self.c = int(c1 * e)
+        self.cv1 = Conv(c1, 2 * self.c, 1, 1)
+        self.cv2 = Conv(2 * self.c, c1, 1)
+        self.m = nn.Sequential(*(PSABlock(self.c, attn_ratio=0.5, num_heads=self.c // 64) for _ in range(n)))
+
+    def forward(self, x):
+        a, b = self.cv1(x).split((self.c, self.c), dim=1)
+        return self.cv2(torch.cat((a, self.m(b)), 1))
+
+
+class Concat(nn.Module):
+    def forward(self, x):
+        return torch.cat(x, 1)
+
+
+class DFL(nn.Module):
+    def __init__(self, c1=16):
+        super().__init__()
+        self.conv = nn.Conv2d(c1, 1, 1, bias=False).requires_grad_(False)
+        self.conv.weight.data[:] = torch.arange(c1, dtype=torch.float).view(1, c1, 1, 1)
+
+
+class Detect(nn.Module):
+    legacy = False
+
+    def __init__(self, nc, ch, reg_max=16):
+        super().__init__()
+        c2, c3 = max((16, ch[0] // 4, reg_max * 4)), max(ch[0], min(nc, 100))
+        self.cv2 = nn.ModuleList(nn.Sequential(Conv(x, c2, 3), Conv(c2, c2, 3), nn.Conv2d(c2, 4 * reg_max, 1)) for x in ch)
+        self.cv3 = nn.ModuleList(
+            nn.Sequential(nn.Sequential(DWConv(x, x, 3), Conv(x, c3, 1)), nn.Sequential(DWConv(c3, c3, 3), Conv(c3, c3, 1)),
+                          nn.Conv2d(c3, nc, 1)) for x in ch)
+        self.dfl = DFL(reg_max)
+
+    def forward(self, x):
+        return [torch.cat((self.cv2[i](x[i]), self.cv3[i](x[i])), 1) for i in range(len(x))]
+
+
+def make_divisible(x, divisor):
+    return math.ceil(x / divisor) * divisor
+
+
+class DetectionModel(nn.Module):
+    """parse_model over BACKBONE + HEAD at one scale, as nn/tasks.py does it."""
+
+    def __init__(self, scale, nc):
+        super().__init__()
+        depth, width, max_channels = SCALES[scale]
+        ch, layers, self.froms = [3], [], []
+        for i, (f, n, m, args) in enumerate(BACKBONE + HEAD):
+            args = [nc if a == "nc" else a for a in args]
+            n = max(round(n * depth), 1) if n > 1 else n
+            if m in ("Conv", "C3k2", "SPPF", "C2PSA"):
+                c1, c2 = ch[f], make_divisible(min(args[0], max_channels) * width, 8)
+                args = [c1, c2, *args[1:]]
+                if m in ("C3k2", "C2PSA"):
+                    args.insert(2, n)
+                    n = 1
+                if m == "C3k2" and scale in "mlx":
+                    args[3] = True
+                module = {"Conv": Conv, "C3k2": C3k2, "SPPF": SPPF, "C2PSA": C2PSA}[m](*args)
+            elif m == "Concat":
+                c2 = sum(ch[x] for x in f)
+                module = Concat()
+            elif m == "Detect":
+                module = Detect(nc, [ch[x] for x in f])
+            else:
+                c2 = ch[f]
+                module = nn.Upsample(*args)
+            assert n == 1
+            layers.append(module)
+            self.froms.append(f)
+            if i == 0:
+                ch = []
+            ch.append(c2)
+        self.model = nn.Sequential(*layers)
+
+    def forward(self, x):
+        y = []
+        for m, f in zip(self.model, self.froms):
+            if f != -1:
+                x = y[f] if isinstance(f, int) else [x if j == -1 else y[j] for j in f]
+            x = m(x)
+            y.append(x)
+        return x
+
+
+@torch.no_grad()
+def randomize(model):
+    """He init and varied norm statistics keep every layer's contribution visible in the outputs."""
+    for module in model.modules():
+        if isinstance(module, nn.Conv2d) and module.weight.requires_grad:
+            nn.init.kaiming_normal_(module.weight)
+        if isinstance(module, nn.BatchNorm2d):
+            module.weight.uniform_(0.5, 1.5)
+            module.bias.uniform_(-0.2, 0.2)
+            module.running_mean.uniform_(-0.1, 0.1)
+            module.running_var.uniform_(0.5, 1.5)
+
+
+def main(out_dir):
+    counts = {}
+    for scale in "nsmlx":
+        model = DetectionModel(scale, 80)
+        counts["yolo11" + scale] = sum(p.numel() for p in model.parameters())
+        counts["yolo11" + scale + ".entries"] = len(model.state_dict())
+    torch.save(counts, os.path.join(out_dir, "counts.pt"))
+    torch.manual_seed(0)
+    model = DetectionModel("n", 5).eval()
+    randomize(model)
+    with torch.no_grad():
+        batch = torch.rand(2, 3, 64, 96)
+        outputs = model(batch)
+    torch.save({"input": batch, "outputs": outputs}, os.path.join(out_dir, "yolo11n.pt"))
+    torch.save(dict(model.state_dict()), os.path.join(out_dir, "yolo11n_sd.pt"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
