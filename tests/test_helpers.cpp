@@ -24,6 +24,8 @@
 #include <stdexcept>
 
 #include "data/sampler.h"
+#include "io/tensor_archive.h"
+#include "io/pretrained.h"
 
 namespace trainer::testing {
 
@@ -180,6 +182,24 @@ int64_t parameter_count(const torch::nn::Module& module) {
   int64_t count = 0;
   for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
   return count;
+}
+
+void check_reference_outputs(torch::nn::Module& model,
+                             const std::function<std::vector<torch::Tensor>(const torch::Tensor&)>& forward,
+                             const std::string& weights, const std::string& reference) {
+  load_pretrained(model, weights);
+  model.eval();
+  const c10::impl::GenericDict file = read_archive(reference).toGenericDict();
+  const c10::List<c10::IValue> expected = file.at("outputs").toList();
+  torch::NoGradGuard no_grad;
+  const std::vector<torch::Tensor> outputs = forward(file.at("input").toTensor());
+  REQUIRE(outputs.size() == expected.size());
+  for (size_t level = 0; level < outputs.size(); ++level) {
+    INFO("level " << level);
+    const torch::Tensor want = expected.get(level).toTensor();
+    REQUIRE(outputs[level].sizes() == want.sizes());
+    CHECK(torch::allclose(outputs[level], want, 1e-4, 1e-4));
+  }
 }
 
 std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch) {

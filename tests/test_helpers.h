@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -144,6 +145,12 @@ double max_relative_difference(const NamedTensors& a, const NamedTensors& b);
 
 // Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
 int64_t parameter_count(const torch::nn::Module& module);
+
+// Loads `weights` (a Python state dict) into `model`, runs it in eval mode on the "input" of the
+// `reference` file and checks each of its "outputs" (per-level maps) within 1e-4.
+void check_reference_outputs(torch::nn::Module& model,
+                             const std::function<std::vector<torch::Tensor>(const torch::Tensor&)>& forward,
+                             const std::string& weights, const std::string& reference);
 
 // Samples 0..samples-1 in order, cut into batches of `batch` (the last one short).
 std::vector<std::vector<size_t>> batches_of(size_t samples, int64_t batch);

@@ -73,19 +73,9 @@ TEST_CASE("yolo11n has the reference's state-dict keys and shapes", "[detect][yo
 
 TEST_CASE("yolo11n with the reference's weights gives its outputs", "[detect][yolo11]") {
   YoloDetector model = make_yolo_detector("yolo11n", 3, 5);
-  load_pretrained(*model, reference_file("yolo11n_sd.pt"));
-  model->eval();
-  const c10::impl::GenericDict reference = read_archive(reference_file("yolo11n.pt")).toGenericDict();
-  const c10::List<c10::IValue> expected = reference.at("outputs").toList();
-  torch::NoGradGuard no_grad;
-  const std::vector<torch::Tensor> outputs = model->forward(reference.at("input").toTensor());
-  REQUIRE(outputs.size() == expected.size());
-  for (size_t level = 0; level < outputs.size(); ++level) {
-    INFO("level " << level);
-    const torch::Tensor want = expected.get(level).toTensor();
-    REQUIRE(outputs[level].sizes() == want.sizes());
-    CHECK(torch::allclose(outputs[level], want, 1e-4, 1e-4));
-  }
+  testing::check_reference_outputs(
+      *model, [&](const torch::Tensor& input) { return model->forward(input); }, reference_file("yolo11n_sd.pt"),
+      reference_file("yolo11n.pt"));
 }
 
 TEST_CASE("yolo11 is a registered detection family, told from YOLOv8 by its layout", "[detect][yolo11][families]") {

@@ -195,17 +195,7 @@ TEST_CASE("an Ultralytics state dict export loads with pretrained= and gives Ult
   YoloDetector model = make_yolo_detector("yolov8n", 3, 5);
   const std::string exported = ultralytics_file("yolov8n_sd.pt");
   CHECK(read_pretrained(exported).tensors.size() == state_dict(*model).size());
-  load_pretrained(*model, exported);
-  model->eval();
-  const c10::impl::GenericDict reference = read_archive(ultralytics_file("yolov8n.pt")).toGenericDict();
-  const c10::List<c10::IValue> expected = reference.at("outputs").toList();
-  torch::NoGradGuard no_grad;
-  const std::vector<torch::Tensor> outputs = model->forward(reference.at("input").toTensor());
-  REQUIRE(outputs.size() == expected.size());
-  for (size_t level = 0; level < outputs.size(); ++level) {
-    INFO("level " << level);
-    const torch::Tensor want = expected.get(level).toTensor();
-    CHECK(outputs[level].sizes() == want.sizes());
-    CHECK(torch::allclose(outputs[level], want, 1e-4, 1e-4));
-  }
+  testing::check_reference_outputs(
+      *model, [&](const torch::Tensor& input) { return model->forward(input); }, exported,
+      ultralytics_file("yolov8n.pt"));
 }

@@ -20,6 +20,8 @@ import sys
 import torch
 from torch import nn
 
+from yolov8_fixture import randomize  # He init and varied norm statistics
+
 # cfg/models/11/yolo11.yaml: [from, repeats, module, args]
 BACKBONE = [
     [-1, 1, "Conv", [64, 3, 2]],
@@ -258,19 +260,6 @@ class DetectionModel(nn.Module):
             x = m(x)
             y.append(x)
         return x
-
-
-@torch.no_grad()
-def randomize(model):
-    """He init and varied norm statistics keep every layer's contribution visible in the outputs."""
-    for module in model.modules():
-        if isinstance(module, nn.Conv2d) and module.weight.requires_grad:
-            nn.init.kaiming_normal_(module.weight)
-        if isinstance(module, nn.BatchNorm2d):
-            module.weight.uniform_(0.5, 1.5)
-            module.bias.uniform_(-0.2, 0.2)
-            module.running_mean.uniform_(-0.1, 0.1)
-            module.running_var.uniform_(0.5, 1.5)
 
 
 def main(out_dir):
