@@ -59,7 +59,10 @@ void write_section(std::ostringstream& out, KeySection section) {
 std::string outcome(const ForeignSpelling& spelling) {
   if (spelling.meaning == ForeignMeaning::same) return "accepted";
   if (spelling.inert_values.empty()) return "refused";
-  if (!spelling.read_by.empty()) return "ignored (any value: only " + std::string(tool_name(spelling.tool)) + "'s " + spelling.read_by + " reads it)";
+  if (!spelling.read_by.empty()) {
+    const std::string tool = tool_name(spelling.tool);
+    return "ignored at any value (read only by " + tool + (tool.back() == 's' ? "' " : "'s ") + spelling.read_by + ")";
+  }
   if (spelling.inert_values == std::vector<std::string>{"*"}) return "ignored (any value)";
   std::vector<std::string> values;
   for (const auto& value : spelling.inert_values) values.push_back("`" + (value.empty() ? "none" : value) + "`");

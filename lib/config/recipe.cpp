@@ -112,8 +112,8 @@ void report(const LoadNotes& notes) {
                     join(notes.problems, "\n  "));
   }
   if (!notes.read_elsewhere.empty()) {
-    spdlog::info("{} keys are read only by another mode or task of their tool, which ignores them here as this run "
-                 "does: {}",
+    spdlog::info("{} keys that their tool reads only in the mode or task named are ignored, as a training run of "
+                 "that tool ignores them: {}",
                  notes.read_elsewhere.size(), join(notes.read_elsewhere, ", "));
   }
   if (!notes.inert.empty()) {
