@@ -139,7 +139,7 @@ TEST_CASE("Ultralytics 8.3's default.yaml loads in one run", "[config][foreign]"
   CHECK_FALSE(settings.detect.conf.has_value());
   CHECK(settings.output.name == "train");
   // One info line names the keys that mean nothing here at Ultralytics' defaults.
-  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, rect, profile, multi_scale"));
+  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, rect, cos_lr, profile, multi_scale"));
   // Keys another mode or task reads, in one line.
   CHECK_THAT(log.text(), Catch::Contains("verbose (Ultralytics: log output)") &&
                              Catch::Contains("tracker (Ultralytics: track)") &&

@@ -73,6 +73,12 @@ class KeyRow {
     key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, std::move(assign), {}});
     return std::move(*this);
   }
+  // The spelling just added asks for nothing at `values` (Ultralytics' cos_lr: false): there it
+  // sets nothing and is named in the info line of ignored keys.
+  KeyRow&& inert_at(std::vector<std::string> values) && {
+    key_.foreign.back().inert_values = std::move(values);
+    return std::move(*this);
+  }
   // Another tool's spelling of something like this key whose meaning differs: refused with `reason`,
   // except at `inert_values` (see ForeignSpelling), which ask for nothing.
   KeyRow&& differs(ForeignTool tool, std::string name, std::string reason,

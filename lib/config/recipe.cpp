@@ -74,6 +74,11 @@ void apply_value(Settings& settings, const std::string& name, const RecipeValue&
                     "; `trainer keys` lists every key");
   }
   const ForeignSpelling& spelling = foreign->spelling;
+  // An accepted spelling at a value that asks for nothing (cos_lr: false) sets nothing.
+  if (foreign->key && spelling.meaning == ForeignMeaning::same && is_inert(spelling, value)) {
+    notes.inert.push_back(name);
+    return;
+  }
   if (foreign->key && spelling.meaning == ForeignMeaning::same) {
     spdlog::info("{}: {}'s {} is {} here{}", key_where, tool_name(spelling.tool), name, foreign->key->name,
                  spelling.note.empty() ? "" : " (" + spelling.note + ")");

@@ -596,7 +596,8 @@ std::vector<RecipeKey> build_table() {
 
   optim << optimizer_key()
                    .help("auto = Ultralytics' rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
-                         "updates, else SGD at 0.01 (lr0 is then ignored); sgd = Nesterov SGD; adamw = AdamW "
+                         "updates, else SGD at 0.01 (lr0 is then ignored; Ultralytics 8.4 picks its MuSGD there, "
+                         "which is not offered); sgd = Nesterov SGD; adamw = AdamW "
                          "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
                          "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
@@ -647,9 +648,10 @@ std::vector<RecipeKey> build_table() {
                       "LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
                       "then cosine down)")
                   .same_as(kUltralytics, "cos_lr",
-                           "true is scheduler=cosine; false leaves scheduler as it is (linear, Ultralytics' other "
-                           "schedule, unless set)",
+                           "true is scheduler=cosine; false, Ultralytics' linear schedule, leaves scheduler as it "
+                           "is (linear unless set)",
                            cosine_when_true)
+                  .inert_at({"false"})
                   .same_as(kTimm, "sched",
                            "cosine is shared (timm ends at --min-lr, here at lr0 × lrf); step, multistep, plateau, "
                            "tanh and poly are not offered")
