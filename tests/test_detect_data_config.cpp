@@ -56,6 +56,35 @@ TEST_CASE("data.yaml without path uses its folder; sources may be lists of folde
   CHECK(list_images(config.val).size() == 2);
 }
 
+TEST_CASE("data.yaml is resolved as Ultralytics' check_det_dataset resolves it", "[detect-data]") {
+  TempDir dir;
+  // A Roboflow export: the file beside train/ and valid/ names them ../train/images, and its test/
+  // is missing; Ultralytics retries a ../ entry without it and needs only train and val.
+  touch_images(dir / "export/train/images", {"a.jpg"});
+  touch_images(dir / "export/valid/images", {"b.jpg"});
+  write_text(dir / "export/data.yaml",
+             "train: ../train/images\nval: ../valid/images\ntest: ../test/images\n\nnc: 2\nnames: ['bolt', 'nut']\n\n"
+             "roboflow:\n  workspace: w\n  version: 3\n");
+  CapturedLog log;
+  const DetectDataConfig exported = read_detect_data_config(dir.file("export/data.yaml"));
+  CHECK(exported.train == std::vector<std::string>{(dir / "export/train/images").string()});
+  CHECK(exported.val == std::vector<std::string>{(dir / "export/valid/images").string()});
+  CHECK(exported.test.empty());
+  CHECK_THAT(log.text(), Contains("data.yaml:3:7") && Contains("test split is not needed for training"));
+  CHECK(exported.names == std::vector<std::string>{"bolt", "nut"});
+  // A list's items are not retried, as in Ultralytics.
+  write_text(dir / "export/listed.yaml", "train: [../train/images]\nval: ../valid/images\nnames: [bolt]\n");
+  CHECK_THROWS_WITH(read_detect_data_config(dir.file("export/listed.yaml")), Contains("listed.yaml:1:9"));
+  // `validation:` is the val split where there is no `val:`; nc alone names the classes class_0 …
+  write_text(dir / "export/validation.yaml", "train: train/images\nvalidation: valid/images\nnc: 3\n");
+  const DetectDataConfig renamed = read_detect_data_config(dir.file("export/validation.yaml"));
+  CHECK(renamed.val == std::vector<std::string>{(dir / "export/valid/images").string()});
+  CHECK(renamed.names == std::vector<std::string>{"class_0", "class_1", "class_2"});
+  // Names as a mapping whose indices are written as strings.
+  write_text(dir / "export/quoted.yaml", "train: train/images\nval: valid/images\nnames: {'0': bolt, '1': nut}\n");
+  CHECK(read_detect_data_config(dir.file("export/quoted.yaml")).names == std::vector<std::string>{"bolt", "nut"});
+}
+
 TEST_CASE("data.yaml errors name the file, the line and the key", "[detect-data]") {
   TempDir dir;
   touch_images(dir / "images", {"a.jpg"});
@@ -114,7 +143,7 @@ TEST_CASE("a relative path is tried from the working directory first, as Ultraly
                                  Contains("put the data under " + (dir / "sets/coco8").string()));
 }
 
-TEST_CASE("a relative path found neither from the working directory nor beside the file is looked for in datasets_dir",
+TEST_CASE("a relative path not in the working directory is looked for in datasets_dir, then beside the file",
           "[detect-data]") {
   TempDir dir;
   touch_images(dir / "store/coco8/images/train", {"a.jpg"});
@@ -130,12 +159,14 @@ TEST_CASE("a relative path found neither from the working directory nor beside t
   setenv("XDG_CONFIG_HOME", dir.file("config").c_str(), 1);
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
-  DetectDataConfig beside, stored;
+  DetectDataConfig stored_first, stored, beside;
   std::string missing;
   try {
-    beside = read_detect_data_config(dir.file("beside/coco8.yaml"));  // the file's folder before datasets_dir
+    // Ultralytics' order: datasets_dir before the file's folder.
+    stored_first = read_detect_data_config(dir.file("beside/coco8.yaml"));
     stored = read_detect_data_config(dir.file("sets/coco8.yaml"));
     std::filesystem::remove_all(dir / "store");
+    beside = read_detect_data_config(dir.file("beside/coco8.yaml"));
     read_detect_data_config(dir.file("sets/coco8.yaml"));
   } catch (const UserError& error) {
     missing = error.what();
@@ -146,6 +177,7 @@ TEST_CASE("a relative path found neither from the working directory nor beside t
   } else {
     unsetenv("XDG_CONFIG_HOME");
   }
+  CHECK(stored_first.root == dir / "store/coco8");
   CHECK(beside.root == dir / "beside/coco8");
   CHECK(stored.root == dir / "store/coco8");
   CHECK(stored.val == std::vector<std::string>{(dir / "store/coco8/images/val").string()});

@@ -34,6 +34,7 @@ namespace fs = std::filesystem;
 
 // Ultralytics 8.3's default.yaml, byte for byte (tests/fixtures/ultralytics/README.md says whence).
 const std::string kDefaultYaml = std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-8.3.yaml";
+const std::string kUsersFixtures = std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/users/";
 
 std::string error_of(const std::string& file, const std::vector<std::string>& overrides = {}) {
   try {
@@ -138,8 +139,11 @@ TEST_CASE("Ultralytics 8.3's default.yaml loads in one run", "[config][foreign]"
   CHECK_FALSE(settings.detect.conf.has_value());
   CHECK(settings.output.name == "train");
   // One info line names the keys that mean nothing here at Ultralytics' defaults.
-  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, verbose, rect, cos_lr, profile, multi_scale"));
-  CHECK(log.text().find("tracker") != std::string::npos);
+  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, rect, cos_lr, profile, multi_scale"));
+  // Keys another mode or task reads, in one line.
+  CHECK_THAT(log.text(), Catch::Contains("verbose (Ultralytics: log output)") &&
+                             Catch::Contains("tracker (Ultralytics: track)") &&
+                             Catch::Contains("format (Ultralytics: export)"));
 }
 
 TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key table", "[config][foreign]") {
@@ -152,16 +156,23 @@ TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key tab
     }
   }
   const auto& ultralytics = tool_file_keys(ForeignTool::ultralytics);
-  for (const std::string& name : file_keys(kDefaultYaml)) {
-    INFO(name);
-    CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
+  // 8.3's default.yaml, and the args.yaml shapes of 8.0 to 8.4 (tests/fixtures/users/).
+  for (const std::string& file : {kDefaultYaml, kUsersFixtures + "ultralytics-8.0-args.yaml",
+                                  kUsersFixtures + "ultralytics-8.1-args.yaml", kUsersFixtures + "ultralytics-8.2-args.yaml",
+                                  kUsersFixtures + "ultralytics-8.3-args.yaml", kUsersFixtures + "ultralytics-8.4-args.yaml"}) {
+    for (const std::string& name : file_keys(file)) {
+      INFO(file << ": " << name);
+      CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
+    }
   }
   const auto& easyocr = tool_file_keys(ForeignTool::easyocr);
   TempDir dir("easyocr-keys");
   write_text(dir / "en_filtered_config.yaml", en_filtered_config());
-  for (const std::string& name : file_keys(dir.file("en_filtered_config.yaml"))) {
-    INFO(name);
-    CHECK(std::find(easyocr.begin(), easyocr.end(), name) != easyocr.end());
+  for (const std::string& file : {dir.file("en_filtered_config.yaml"), kUsersFixtures + "easyocr-config.yaml"}) {
+    for (const std::string& name : file_keys(file)) {
+      INFO(file << ": " << name);
+      CHECK(std::find(easyocr.begin(), easyocr.end(), name) != easyocr.end());
+    }
   }
 }
 
@@ -192,6 +203,39 @@ TEST_CASE("an Ultralytics run's args.yaml and our own load the same way", "[conf
   CHECK(to_yaml(load_settings(dir.file("ours.yaml"), {})) == to_yaml(scratch));
 }
 
+TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[config][foreign]") {
+  const auto settings = [](std::vector<std::string> overrides) { return load_settings(std::nullopt, overrides); };
+  CHECK(settings({"device=[7]"}).run.device == "cuda:7");
+  CHECK(settings({"device=-1"}).run.device == "auto");
+  CHECK(settings({"device="}).run.device == "auto");
+  CHECK(settings({"dropout=false"}).ocr.dropout == 0.0);
+  CHECK(settings({"patience=0"}).output.patience == 0);
+  CHECK(settings({"save_period=0"}).output.save_period == -1);
+  CHECK(settings({"cos_lr=true"}).schedule.scheduler == SchedulerKind::cosine);
+  CHECK(settings({"scheduler=onecycle", "cos_lr=false"}).schedule.scheduler == SchedulerKind::onecycle);
+  CHECK(settings({"imgsz=1920,1080"}).data.imgsz == 1920);
+  CHECK(settings({"freeze=0,2"}).run.freeze.layers == std::vector<std::string>{"model.0", "model.2"});
+  CHECK(settings({"freeze=3"}).run.freeze.first_layers == 3);
+  CHECK(settings({"name="}).output.name == Settings{}.output.name);
+  TempDir dir("ultralytics-values");
+  write_text(dir / "empty.yaml", "");
+  CHECK_THAT(error_of(dir.file("empty.yaml"), {"device=mps"}), Catch::Contains("mps") && Catch::Contains("CPU and CUDA"));
+  CHECK_THAT(error_of(dir.file("empty.yaml"), {"optimizer=MuSGD"}), Catch::Contains("MuSGD"));
+  // The file and the command line are merged before anything is checked.
+  write_text(dir / "args.yaml", "device: mps\nproject: ''\nfreeze: [10]\nverbose: false\nhalf: true\n");
+  CHECK_THAT(error_of(dir.file("args.yaml")), Catch::Contains("args.yaml:1:9") && Catch::Contains("mps"));
+  const Settings merged = load_settings(dir.file("args.yaml"), {"device=cpu"});
+  CHECK(merged.run.device == "cpu");
+  CHECK(merged.run.freeze.layers == std::vector<std::string>{"model.10"});
+  CHECK_FALSE(merged.output.project.empty());
+  // EasyOCR's '' is a value of symbol, and the default of experiment_name.
+  write_text(dir / "easyocr.yaml", "experiment_name: ''\nsymbol: ''\nlang_char: ''\nnumber: '0123456789'\n");
+  const Settings easyocr = load_settings(dir.file("easyocr.yaml"), {});
+  CHECK(easyocr.ocr.symbol.empty());
+  CHECK(easyocr.ocr.lang_char.empty());
+  CHECK(easyocr.output.name == Settings{}.output.name);
+}
+
 TEST_CASE("pretrained is Ultralytics' boolean or a path", "[config][foreign]") {
   CHECK(load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=True"}).run.pretrained == "yolov8s.pt");
   const Settings scratch = load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=False"});
@@ -209,16 +253,16 @@ TEST_CASE("a recipe's problems come all at once, each at its file:line:column", 
              "batch: eight\n"
              "model:\n"
              "acumulate: 2\n"
-             "save: False\n"
-             "cos_lr: True\n"
-             "verbose: True\n");
+             "rect: True\n"
+             "cls_pw: 0.5\n"
+             "verbose: False\n");
   const std::string error = error_of(dir.file("r.yaml"), {"mode=val"});
   INFO(error);
   CHECK_THAT(error, Catch::StartsWith("5 problems in the recipe:"));
   CHECK_THAT(error, Catch::Contains("r.yaml:3:8: key 'batch'"));
   CHECK_THAT(error, Catch::Contains("r.yaml:5:1: unknown key 'acumulate'") && Catch::Contains("'accumulate'"));
-  CHECK_THAT(error, Catch::Contains("r.yaml:6:7: save=False (Ultralytics) asks for what is not done here"));
-  CHECK_THAT(error, Catch::Contains("r.yaml:7:9:") && Catch::Contains("scheduler=cosine"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:6:7: rect=True (Ultralytics) asks for what is not done here"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:7:9:") && Catch::Contains("class weights"));
   CHECK_THAT(error, Catch::Contains("override 'mode=val'") && Catch::Contains("the mode is the command"));
   CHECK(error.find("verbose") == std::string::npos);
   // An empty value is the key's default, and a problem right after one is placed on its own line.
@@ -279,7 +323,7 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
     CHECK(settings.run.task == TaskKind::ocr);
     CHECK(settings.ocr.select_data == std::vector<std::string>{"MJ", "ST"});
     CHECK(settings.ocr.batch_ratio == std::vector<double>{0.5, 0.5});
-    CHECK(settings.ocr.charset == "labels");
+    CHECK(settings.ocr.charset == "train_labels");
     CHECK(load_settings(std::nullopt, {"optim=False"}).optim.kind == OptimizerKind::adadelta);
     CHECK(load_settings(std::nullopt, {"optim=adam", "rho=0.9"}).optim.kind == OptimizerKind::adam);
     CHECK_THROWS_WITH(load_settings(std::nullopt, {"optim=sgd"}), Catch::Contains("False (Adadelta) or adam"));

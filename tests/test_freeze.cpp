@@ -93,7 +93,7 @@ TEST_CASE("freeze refuses unknown layers, too many and all of them, and then cha
   CHECK(trainable(*model) == all);
 }
 
-TEST_CASE("freeze takes a layer count or layer names, and round-trips", "[config][freeze]") {
+TEST_CASE("freeze takes a layer count, layer indices or layer names, and round-trips", "[config][freeze]") {
   CHECK(load_settings(std::nullopt, {}).run.freeze.empty());
   const Settings counted = load_settings(std::nullopt, {"freeze=10"});
   CHECK(counted.run.freeze.first_layers == 10);
@@ -107,7 +107,8 @@ TEST_CASE("freeze takes a layer count or layer names, and round-trips", "[config
   CHECK(load_settings((dir / "args.yaml").string(), {}).run.freeze.layers == named.run.freeze.layers);
   CHECK(load_settings(std::nullopt, {"freeze=none"}).run.freeze.empty());
   CHECK_THROWS_WITH(load_settings(std::nullopt, {"freeze=-1"}), Catch::Contains("'freeze'"));
-  // Ultralytics' list of layer indices is spelled by name here, so a bare index in a list is refused.
+  // Ultralytics' list of layer indices names its model.N layers; indices and names do not mix.
+  CHECK(load_settings(std::nullopt, {"freeze=[3]"}).run.freeze.layers == std::vector<std::string>{"model.3"});
   CHECK_THROWS_WITH(load_settings(std::nullopt, {"freeze=3,layer1"}), Catch::Contains("layer names"));
 }
 

@@ -130,6 +130,14 @@ TEST_CASE("select_data picks folders and their subfolders; unknown names are lis
                     Catch::Contains("'fr'") && Catch::Contains("digits, en/a, en/b"));
   options.select_data = {};
   CHECK(label_characters(dir.path(), options) == U"1234");
+  // An entry naming the root itself selects every folder under it, as EasyOCR's substring match
+  // of each folder's path does.
+  options.select_data = {dir.path().filename().string()};
+  const OcrDataset root(dir.path(), digits_and_lower(), options);
+  CHECK(root.size() == 4);
+  CHECK(root.group_names() == options.select_data);
+  options.select_data = {"en"};  // train_data: <dir>/en, select_data: en
+  CHECK(OcrDataset(dir.path() / "en", digits_and_lower(), options).size() == 3);
 }
 
 TEST_CASE("image sizes come from PNG and JPEG headers; widths follow EasyOCR's rounding", "[ocr][data]") {
@@ -176,13 +184,19 @@ TEST_CASE("the collate pads to the bucket by repeating the last column and encod
   CHECK_FALSE(unlabeled.target.defined());
 }
 
-TEST_CASE("a charset rejects repeats and numbers its characters from 1", "[ocr][data]") {
+TEST_CASE("a charset numbers its characters from 1 and counts repeats as EasyOCR's converter", "[ocr][data]") {
   const Charset charset(decode_utf8("a中b", "test"), "test");
   CHECK(charset.classes() == 4);
   CHECK(charset.class_of(U'中') == 2);
   CHECK(charset.character(3) == U'b');
   CHECK_FALSE(charset.contains(U'c'));
-  CHECK_THROWS_WITH(Charset(U"abca", "key charset"), Catch::Contains("key charset") && Catch::Contains("'a' twice"));
+  // CTCLabelConverter(' a b '): ['[CTCblank]', ' ', 'a', ' ', 'b', ' '] and dict[' '] == 5.
+  const Charset repeated(U" a b ", "key charset");
+  CHECK(repeated.classes() == 6);
+  CHECK(repeated.class_of(U' ') == 5);
+  CHECK(repeated.class_of(U'a') == 2);
+  CHECK(repeated.character(1) == U' ');
+  CHECK(repeated.character(3) == U' ');
   CHECK_THROWS_WITH(Charset(U"", "key charset"), Catch::Contains("empty"));
   CHECK(lower_case(decode_utf8("ÀBÇ Σ1", "t")) == decode_utf8("àbç σ1", "t"));
 }

@@ -11,21 +11,35 @@ constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // A key with no counterpart here, refused with `reason` except at `inert_values`.
 ForeignSpelling refused(ForeignTool tool, std::string name, std::string reason, std::vector<std::string> inert_values) {
-  return {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}};
+  return {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}, {}};
 }
 
-// Every key of Ultralytics' default.yaml (8.0 to 8.3) and of an Ultralytics run's args.yaml that
-// has no key here, each accepted at the value(s) that ask for nothing: its default in those
-// releases. The keys with a counterpart are in the rows of the key table.
+// A key that only `read_by` (a mode or task of the tool) reads: ignored at any value elsewhere,
+// as the tool itself ignores it there.
+ForeignSpelling read_only_by(ForeignTool tool, std::string name, std::string read_by, std::string note) {
+  ForeignSpelling spelling = refused(tool, std::move(name), std::move(note), {"*"});
+  spelling.read_by = std::move(read_by);
+  return spelling;
+}
+
+// Every key of Ultralytics' default.yaml (8.0 to 8.4) and of an Ultralytics run's args.yaml that
+// has no key here. A key another mode or task reads (predict's source, export's opset, pose's
+// gain) is ignored at any value, as a training run of Ultralytics ignores it; a key that would
+// change the training run is accepted only at the value(s) that ask for nothing, its default in
+// those releases, and refused with the reason otherwise. The keys with a counterpart are in the
+// rows of the key table.
 std::vector<ForeignSpelling> ultralytics_keys() {
-  const std::string no_segment_pose = "segmentation and pose are not trained here (tasks: classify, detect, ocr)";
-  const std::string no_video = "predict reads images; video sources are not read";
-  const std::string no_export_format =
-      "export's options belong to trainer export (format=onnx with imgsz, batch, dynamic, half, opset and simplify; "
-      "docs/export.md), not to a training recipe; TorchScript, TensorRT and the other formats are not offered";
   const std::string predict_output =
       "predict prints every box with its confidence on stdout and writes annotated images and predictions.json to "
       "runs/detect/predict/, always with boxes, class names and confidences";
+  const std::string export_options =
+      "trainer export takes format=onnx with imgsz, batch, dynamic, half, opset and simplify (docs/export.md); "
+      "TorchScript, TensorRT and the other formats are not offered";
+  const std::string not_trained = "that task is not trained here (tasks: classify, detect, ocr)";
+  const auto predict = [&](std::string name, std::string note) {
+    return read_only_by(kUltralytics, std::move(name), "predict", std::move(note));
+  };
+  const auto exporting = [&](std::string name) { return read_only_by(kUltralytics, std::move(name), "export", export_options); };
   return {
       refused(kUltralytics, "weights",
               "train starts from a file with pretrained=PATH (or model=yolov8n.pt); val and predict take --weights "
@@ -33,77 +47,106 @@ std::vector<ForeignSpelling> ultralytics_keys() {
               {}),
       refused(kUltralytics, "mode", "the mode is the command here: trainer train, val, predict or export", {"train"}),
       refused(kUltralytics, "time", "training length is epochs; no wall-clock budget is offered", {""}),
-      refused(kUltralytics, "save", "last.pt and best.pt are always saved; save_period and save_interval add more",
-              {"true"}),
-      refused(kUltralytics, "verbose", "output is verbose unless -q/--quiet is given", {"true"}),
+      refused(kUltralytics, "save",
+              "last.pt and best.pt are always saved (save_period and save_interval add more); the run is the same",
+              {"*"}),
+      read_only_by(kUltralytics, "verbose", "log output",
+                   "the run's output is the same either way; -q/--quiet keeps only warnings and errors"),
       refused(kUltralytics, "rect",
               "Ultralytics' rectangular batches are not offered: every image is letterboxed to imgsz, so input shapes "
               "stay fixed for CUDA graphs",
               {"false"}),
-      refused(kUltralytics, "profile", "ONNX and TensorRT speeds are not profiled during training", {"false"}),
+      refused(kUltralytics, "profile", "ONNX and TensorRT speeds are not profiled; the run is the same", {"*"}),
       refused(kUltralytics, "multi_scale",
-              "multi-scale training is not offered: inputs keep imgsz, so shapes stay fixed for CUDA graphs",
+              "multi-scale training (8.1–8.3: true; 8.4: a share of imgsz) is not offered: inputs keep imgsz, so "
+              "shapes stay fixed for CUDA graphs",
               {"false", "0"}),
-      refused(kUltralytics, "overlap_mask", no_segment_pose, {"true"}),
-      refused(kUltralytics, "mask_ratio", no_segment_pose, {"4"}),
-      refused(kUltralytics, "split",
-              "validation reads the data's val split; validating on test or train is not offered", {"val"}),
-      refused(kUltralytics, "save_json", "COCO JSON results are not written; predict writes predictions.json",
+      read_only_by(kUltralytics, "overlap_mask", "segment", not_trained),
+      read_only_by(kUltralytics, "mask_ratio", "segment", not_trained),
+      read_only_by(kUltralytics, "split", "val",
+                   "`yolo val`'s split; training validates on the data's val split, here as in Ultralytics"),
+      read_only_by(kUltralytics, "save_json", "val", "COCO JSON results are not written; predict writes predictions.json"),
+      read_only_by(kUltralytics, "save_hybrid", "val", "hybrid labels (labels plus predictions) are not written"),
+      read_only_by(kUltralytics, "half", "val, predict and export",
+                   "training validates under amp, as Ultralytics' trainer does whatever half says; trainer export "
+                   "takes --half"),
+      read_only_by(kUltralytics, "dnn", "val and predict",
+                   "predict and val run an exported .onnx file in OpenCV's DNN module and a checkpoint in LibTorch"),
+      read_only_by(kUltralytics, "fuse", "val and predict",
+                   "convolutions and batch norms are not fused for validation (an inference speed-up; the results "
+                   "are the same)"),
+      read_only_by(kUltralytics, "end2end", "val, predict and export",
+                   "the end-to-end (NMS-free) head is YOLO26's and YOLOv10's; YOLOv8 has none"),
+      predict("source", "source= names predict's images; other commands take none"),
+      predict("vid_stride", "predict reads images; video sources are not read"),
+      predict("stream_buffer", "predict reads images; video sources are not read"),
+      predict("save_frames", "predict reads images; video sources are not read"),
+      predict("visualize", "feature maps are not drawn"),
+      predict("augment", "test-time augmentation is not offered"),
+      refused(kUltralytics, "agnostic_nms",
+              "NMS runs per class (class-aware), as in Ultralytics' default; class-agnostic NMS, which changes "
+              "validation's metrics, is not offered",
               {"false"}),
-      refused(kUltralytics, "save_hybrid", "hybrid labels (labels plus predictions) are not written", {"false"}),
-      refused(kUltralytics, "half", "export writes half-precision weights with --half; training uses amp=fp16",
-              {"false"}),
-      refused(kUltralytics, "dnn",
-              "predict and val run an exported .onnx file in OpenCV's DNN module and a checkpoint in LibTorch, "
-              "whatever this key says: it chooses nothing here",
-              {"false"}),
-      refused(kUltralytics, "fuse",
-              "convolutions and batch norms are not fused for validation (an inference speed-up; the results are the "
-              "same)",
-              {"true"}),
-      refused(kUltralytics, "source", "source= names predict's images; other commands take none", {""}),
-      refused(kUltralytics, "vid_stride", no_video, {"1"}),
-      refused(kUltralytics, "stream_buffer", no_video, {"false"}),
-      refused(kUltralytics, "save_frames", no_video, {"false"}),
-      refused(kUltralytics, "visualize", "feature maps are not drawn", {"false"}),
-      refused(kUltralytics, "augment", "test-time augmentation is not offered", {"false"}),
-      refused(kUltralytics, "agnostic_nms", "NMS runs per class (class-aware), as in Ultralytics' default", {"false"}),
-      refused(kUltralytics, "classes", "predict keeps every class; no class filter is offered", {""}),
-      refused(kUltralytics, "retina_masks", no_segment_pose, {"false"}),
-      refused(kUltralytics, "embed", "feature embeddings are not returned", {""}),
-      refused(kUltralytics, "show", "no window is opened; " + predict_output, {"false"}),
-      refused(kUltralytics, "save_txt", predict_output, {"false"}),
-      refused(kUltralytics, "save_conf", predict_output, {"false"}),
-      refused(kUltralytics, "save_crop", "crops of the detections are not written", {"false"}),
-      refused(kUltralytics, "show_labels", predict_output, {"true"}),
-      refused(kUltralytics, "show_conf", predict_output, {"true"}),
-      refused(kUltralytics, "show_boxes", predict_output, {"true"}),
-      refused(kUltralytics, "line_width", "box lines are drawn at a width that follows the image size", {""}),
-      refused(kUltralytics, "format", no_export_format, {"torchscript"}),
-      refused(kUltralytics, "keras", no_export_format, {"false"}),
-      refused(kUltralytics, "optimize", no_export_format, {"false"}),
-      refused(kUltralytics, "int8", no_export_format, {"false"}),
-      refused(kUltralytics, "dynamic", no_export_format, {"false"}),
-      refused(kUltralytics, "simplify", no_export_format, {"true", "false"}),
-      refused(kUltralytics, "opset", no_export_format, {""}),
-      refused(kUltralytics, "workspace", no_export_format, {"", "4"}),
-      refused(kUltralytics, "nms", no_export_format, {"false"}),
-      refused(kUltralytics, "pose", no_segment_pose, {"12"}),
-      refused(kUltralytics, "kobj", no_segment_pose, {"1"}),
+      refused(kUltralytics, "classes",
+              "training on a subset of the classes (Ultralytics drops the other classes' labels) is not offered; "
+              "predict keeps every class",
+              {""}),
+      read_only_by(kUltralytics, "retina_masks", "segment", not_trained),
+      predict("embed", "feature embeddings are not returned"),
+      predict("show", "no window is opened; " + predict_output),
+      predict("save_txt", predict_output),
+      predict("save_conf", predict_output),
+      predict("save_crop", "crops of the detections are not written"),
+      predict("show_labels", predict_output),
+      predict("show_conf", predict_output),
+      predict("show_boxes", predict_output),
+      predict("line_width", "box lines are drawn at a width that follows the image size"),
+      exporting("format"),
+      exporting("keras"),
+      exporting("optimize"),
+      exporting("int8"),
+      exporting("dynamic"),
+      exporting("simplify"),
+      exporting("opset"),
+      exporting("workspace"),
+      exporting("nms"),
+      refused(kUltralytics, "cls_pw",
+              "class weights from the class frequencies (8.4) are not offered: every class weighs the same in the "
+              "classification loss",
+              {"0"}),
+      read_only_by(kUltralytics, "pose", "pose", not_trained),
+      read_only_by(kUltralytics, "kobj", "pose", not_trained),
+      read_only_by(kUltralytics, "rle", "pose", not_trained),
+      read_only_by(kUltralytics, "angle", "obb", not_trained),
       refused(kUltralytics, "bgr", "the RGB/BGR channel-swap augmentation is not offered", {"0"}),
-      refused(kUltralytics, "copy_paste", no_segment_pose, {"0"}),
-      refused(kUltralytics, "copy_paste_mode", no_segment_pose, {"flip"}),
+      refused(kUltralytics, "cutmix", "detection's CutMix (8.3.1xx) is not offered; mixup and mosaic are", {"0"}),
+      read_only_by(kUltralytics, "copy_paste", "segment", "copy-paste pastes segments; " + not_trained),
+      read_only_by(kUltralytics, "copy_paste_mode", "segment", "copy-paste pastes segments; " + not_trained),
       refused(kUltralytics, "cfg", "a recipe file is given with --config FILE", {""}),
-      refused(kUltralytics, "tracker", "tracking is not offered; the tracker file is not read", {"*"}),
+      read_only_by(kUltralytics, "tracker", "track", "tracking is not offered; the tracker file is not read"),
       refused(kUltralytics, "save_dir",
               "an Ultralytics run's args.yaml records its folder here; the run folder is <project>/<task>/<name>",
               {"*"}),
+      // Keys of the later 8.4 releases (8.4.1xx args.yaml files hold them).
+      refused(kUltralytics, "cls_remap",
+              "a pretrained head for another class set starts fresh here (its rows are not remapped to the classes "
+              "of the same name); the rest of the model loads as in Ultralytics",
+              {"*"}),
+      refused(kUltralytics, "channels_last",
+              "the memory layout follows compile (channels-last under AMP on CUDA in the default mode); the run's "
+              "result is the same",
+              {"*"}),
+      refused(kUltralytics, "distill_model", "knowledge distillation from a teacher model is not offered", {""}),
+      read_only_by(kUltralytics, "dis", "distillation (distill_model)", "a distillation loss gain"),
+      read_only_by(kUltralytics, "dlog", "distillation (distill_model)", "a distillation loss gain"),
+      read_only_by(kUltralytics, "dgrad", "distillation (distill_model)", "a distillation loss gain"),
+      read_only_by(kUltralytics, "dlam", "distillation (distill_model)", "a distillation loss gain"),
       // Keys of the 8.0 releases, later renamed or removed.
       refused(kUltralytics, "image_weights", "weighted image selection is not offered", {"false"}),
-      refused(kUltralytics, "hide_labels", predict_output, {"false"}),
-      refused(kUltralytics, "hide_conf", predict_output, {"false"}),
-      refused(kUltralytics, "line_thickness", "box lines are drawn at a width that follows the image size", {"3"}),
-      refused(kUltralytics, "boxes", no_segment_pose, {"true"}),
+      predict("hide_labels", predict_output),
+      predict("hide_conf", predict_output),
+      predict("line_thickness", "box lines are drawn at a width that follows the image size"),
+      predict("boxes", predict_output),
       refused(kUltralytics, "fl_gamma", "the classification loss is plain BCE (no focal loss), as in YOLOv8", {"0"}),
       refused(kUltralytics, "v5loader", "the YOLOv5 data loader is not offered", {"false"}),
   };
@@ -132,6 +175,13 @@ std::vector<ForeignSpelling> easyocr_keys() {
       refused(kEasyOcr, "SequenceModeling", architecture, {"bilstm"}),
       refused(kEasyOcr, "Prediction", architecture, {"ctc"}),
       refused(kEasyOcr, "num_fiducial", "used by the TPS transformation only, which is not offered", {"*"}),
+      // Keys of easyocr.Reader's model file (user_network/*.yaml) that people keep in the trainer's.
+      read_only_by(kEasyOcr, "network_params", "Reader",
+                   "the recognizer's sizes are input_channel, output_channel and hidden_size, as EasyOCR's trainer "
+                   "reads them"),
+      read_only_by(kEasyOcr, "lang_list", "Reader", "the trainer's languages are its characters"),
+      read_only_by(kEasyOcr, "character_list", "Reader",
+                   "the character set is number + symbol + lang_char, as EasyOCR's trainer builds it"),
   };
 }
 
@@ -175,6 +225,7 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                        "name",
                                                        "exist_ok",
                                                        "pretrained",
+                                                       "cls_remap",
                                                        "optimizer",
                                                        "verbose",
                                                        "seed",
@@ -189,6 +240,8 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                        "profile",
                                                        "freeze",
                                                        "multi_scale",
+                                                       "compile",
+                                                       "channels_last",
                                                        "overlap_mask",
                                                        "mask_ratio",
                                                        "dropout",
@@ -203,6 +256,7 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                        "dnn",
                                                        "fuse",
                                                        "plots",
+                                                       "end2end",
                                                        "source",
                                                        "vid_stride",
                                                        "stream_buffer",
@@ -237,11 +291,19 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                        "warmup_epochs",
                                                        "warmup_momentum",
                                                        "warmup_bias_lr",
+                                                       "distill_model",
+                                                       "dis",
                                                        "box",
                                                        "cls",
+                                                       "cls_pw",
                                                        "dfl",
                                                        "pose",
                                                        "kobj",
+                                                       "rle",
+                                                       "angle",
+                                                       "dlog",
+                                                       "dgrad",
+                                                       "dlam",
                                                        "label_smoothing",
                                                        "nbs",
                                                        "hsv_h",
@@ -257,6 +319,7 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                        "bgr",
                                                        "mosaic",
                                                        "mixup",
+                                                       "cutmix",
                                                        "copy_paste",
                                                        "copy_paste_mode",
                                                        "auto_augment",
@@ -313,7 +376,10 @@ const std::vector<std::string>& tool_file_keys(ForeignTool tool) {
                                                    "decode",
                                                    "new_prediction",
                                                    "freeze_FeatureFxtraction",
-                                                   "freeze_SequenceModeling"};
+                                                   "freeze_SequenceModeling",
+                                                   "network_params",
+                                                   "lang_list",
+                                                   "character_list"};
   static const std::vector<std::string> none;
   switch (tool) {
     case ForeignTool::ultralytics:

@@ -15,7 +15,7 @@ namespace trainer {
 const std::vector<ForeignSpelling>& keys_without_counterpart();
 
 // Every key of the tool's own recipe files or flags, in their order, the order of its docs page:
-// Ultralytics' default.yaml of the 8.0 to 8.3 releases and its runs' args.yaml; EasyOCR's trainer
+// Ultralytics' default.yaml of the 8.0 to 8.4 releases and its runs' args.yaml; EasyOCR's trainer
 // options (trainer/config_files/*.yaml, train.py); timm's train.py flags (config/timm_flags.cpp).
 // What each is here comes from the rows (docs/ultralytics.md, docs/easyocr.md, docs/timm.md).
 const std::vector<std::string>& tool_file_keys(ForeignTool tool);

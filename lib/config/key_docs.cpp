@@ -59,6 +59,10 @@ void write_section(std::ostringstream& out, KeySection section) {
 std::string outcome(const ForeignSpelling& spelling) {
   if (spelling.meaning == ForeignMeaning::same) return "accepted";
   if (spelling.inert_values.empty()) return "refused";
+  if (!spelling.read_by.empty()) {
+    const std::string tool = tool_name(spelling.tool);
+    return "ignored at any value (read only by " + tool + (tool.back() == 's' ? "' " : "'s ") + spelling.read_by + ")";
+  }
   if (spelling.inert_values == std::vector<std::string>{"*"}) return "ignored (any value)";
   std::vector<std::string> values;
   for (const auto& value : spelling.inert_values) values.push_back("`" + (value.empty() ? "none" : value) + "`");
@@ -123,12 +127,19 @@ constexpr const char* kUltralyticsIntroduction = R"(# Coming from Ultralytics
      `trainer keys --markdown --from ultralytics`; a test fails when this file is stale. -->
 
 Ultralytics' own recipe files load as they are: `trainer train --config default.yaml` with the
-`default.yaml` of any release from 8.0 to 8.3, or with the `args.yaml` of an Ultralytics run,
-and the same keys as `key=value` overrides. An empty value means the key's default. Every key of
-those files is listed below with what it is here: the same key; another key of ours; or a key
-with no meaning here, which is **ignored** at Ultralytics' default (the values listed: they ask
-for nothing, and the ignored keys are named in one info line) and **refused** with the reason
-at any other value. All problems of a file are reported in one run, each with `file:line:column`.
+`default.yaml` of any release from 8.0 to 8.4, or with the `args.yaml` of an Ultralytics run,
+and the same keys as `key=value` overrides. As in Ultralytics, the file and the command line are
+merged first and checked after, so a file's value that the command line replaces is never read;
+an empty value (`project: ''`, `device:`) means the key's default; values are converted as
+Ultralytics' checks convert them (`dropout: false` is 0, `patience: 0` never stops early,
+`save_period: 0` is off, `imgsz: [1920, 1080]` trains at 1920, `device: [7]` is `cuda:7`,
+`device: -1` the first GPU, `freeze: [0, 1]` the layers model.0 and model.1). Every key of
+those files is listed below with what it is here: the same key; another key of ours; a key
+that only another mode or task of Ultralytics reads (export's `opset`, predict's `source`,
+pose's `kobj`), **ignored** at any value as Ultralytics' training ignores it, all named in one
+info line; or a key that would change the run in a way not done here, **ignored** at the values
+that ask for nothing (listed) and **refused** with the reason at any other value. All problems
+of a file are reported in one run, each with `file:line:column`.
 `pretrained: true` starts from the `.pt` given as `model` and `pretrained: false` trains that
 architecture from scratch; any other value is a weights file.
 )";
@@ -165,8 +176,12 @@ load as recipes: `trainer train --config en_filtered_config.yaml`. A file with E
 and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's None-VGG-BiLSTM-CTC).
 Data come in EasyOCR's folders, each with images and a `labels.csv`, under its two roots:
 `train_data` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
-EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`), and every folder
-under `valid_data` is validated; symlinked folders are followed. Our own layout, `data=ROOT`
+EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`; a `select_data` that
+names the `train_data` folder itself selects every folder under it, as EasyOCR's substring match
+does), and every folder under `valid_data` is validated; symlinked folders are followed. The
+character set is `number + symbol + lang_char` as written, a repeated character included, as
+EasyOCR's trainer and CTCLabelConverter count it (the repeat is a class of its own, so a saved
+model's Prediction layer keeps its size). An empty `experiment_name` is the default run name. Our own layout, `data=ROOT`
 with `ROOT/train` and `ROOT/val`, is what the two roots default to. `lang_char: 'None'` takes the characters of the labels, as EasyOCR does. Labels
 dropped for characters outside the set are counted in a warning with two examples, and past
 `max_bad_fraction` of a split they stop the run. A `labels.csv` line longer than 64 KiB (a binary

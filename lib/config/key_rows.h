@@ -45,6 +45,11 @@ class KeyRow {
     key_.is_bool = true;
     return std::move(*this);
   }
+  // '' is a value of its own, not the default (EasyOCR's symbol: '' is no symbols).
+  KeyRow&& empty_is_value() && {
+    key_.takes_empty = true;
+    return std::move(*this);
+  }
   // Takes a YAML sequence, or comma-separated items in one value.
   KeyRow&& list() && {
     key_.is_list = true;
@@ -59,13 +64,19 @@ class KeyRow {
   }
   // Another tool's spelling with our meaning: accepted, with an info line naming our key.
   KeyRow&& same_as(ForeignTool tool, std::string name, std::string note = "") && {
-    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, {}});
+    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, {}, {}});
     return std::move(*this);
   }
   // The same, with values of its own: `assign` sets our settings from them.
   KeyRow&& same_as(ForeignTool tool, std::string name, std::string note,
                    std::function<void(Settings&, const RecipeValue&)> assign) && {
-    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, std::move(assign)});
+    key_.foreign.push_back({std::move(name), tool, ForeignMeaning::same, std::move(note), {}, std::move(assign), {}});
+    return std::move(*this);
+  }
+  // The spelling just added asks for nothing at `values` (Ultralytics' cos_lr: false): there it
+  // sets nothing and is named in the info line of ignored keys.
+  KeyRow&& inert_at(std::vector<std::string> values) && {
+    key_.foreign.back().inert_values = std::move(values);
     return std::move(*this);
   }
   // Another tool's spelling of something like this key whose meaning differs: refused with `reason`,
@@ -73,12 +84,12 @@ class KeyRow {
   KeyRow&& differs(ForeignTool tool, std::string name, std::string reason,
                    std::vector<std::string> inert_values = {}) && {
     key_.foreign.push_back(
-        {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}});
+        {std::move(name), tool, ForeignMeaning::different, std::move(reason), std::move(inert_values), {}, {}});
     return std::move(*this);
   }
   // The tool spells this key as we do; `note` says what differs in its meaning (docs only: ours is read).
   KeyRow&& same_name(ForeignTool tool, std::string note = "") && {
-    key_.foreign.push_back({key_.name, tool, ForeignMeaning::ours, std::move(note), {}, {}});
+    key_.foreign.push_back({key_.name, tool, ForeignMeaning::ours, std::move(note), {}, {}, {}});
     return std::move(*this);
   }
   RecipeKey take(KeySection section) && {
@@ -142,10 +153,11 @@ KeyRow bool_key(const std::string& name, Field field) {
 
 template <typename Field>
 KeyRow string_key(const std::string& name, Field field, bool allow_empty, std::string values) {
-  return custom_key(
+  KeyRow row = custom_key(
       name, std::move(values),
       [=](Settings& s, const RecipeValue& v) { field(s) = parse_string(name, v, allow_empty); },
       [=](const Settings& s) { return field(s).empty() ? std::string("none") : field(s); });
+  return allow_empty ? std::move(row).empty_is_value() : std::move(row);
 }
 
 // Choices are named by their to_string(); `spellings` adds other words for them (true, false, none).

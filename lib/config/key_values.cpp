@@ -40,6 +40,12 @@ int64_t parse_int(const std::string& key, const RecipeValue& value, int64_t min,
 double parse_double(const std::string& key, const RecipeValue& value, double min, double max, RangeEnds ends) {
   const std::string expected = "a number in " + double_range_text(min, max, ends);
   if (value.is_null || value.text.empty()) fail_value(key, value, expected);
+  // Python's booleans are the numbers 0 and 1, and Ultralytics' number checks take them as such
+  // (`dropout: false` in its args.yaml files is 0).
+  const std::string lowered = to_lower(value.text);
+  if (lowered == "false" || lowered == "true") {
+    return parse_double(key, {lowered == "true" ? "1" : "0", false, value.where}, min, max, ends);
+  }
   errno = 0;
   char* end = nullptr;
   const double parsed = std::strtod(value.text.c_str(), &end);

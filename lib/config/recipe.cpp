@@ -29,6 +29,7 @@ using GivenKeys = std::map<std::string, std::string>;
 struct LoadNotes {
   std::vector<std::string> problems;
   std::vector<std::string> inert;
+  std::vector<std::string> read_elsewhere;  // "half (Ultralytics: val, predict and export)"
 };
 
 // An empty value, none, or a number and a word in any spelling: "0.0" is "0", "True" is "true".
@@ -73,11 +74,20 @@ void apply_value(Settings& settings, const std::string& name, const RecipeValue&
                     "; `trainer keys` lists every key");
   }
   const ForeignSpelling& spelling = foreign->spelling;
+  // An accepted spelling at a value that asks for nothing (cos_lr: false) sets nothing.
+  if (foreign->key && spelling.meaning == ForeignMeaning::same && is_inert(spelling, value)) {
+    notes.inert.push_back(name);
+    return;
+  }
   if (foreign->key && spelling.meaning == ForeignMeaning::same) {
     spdlog::info("{}: {}'s {} is {} here{}", key_where, tool_name(spelling.tool), name, foreign->key->name,
                  spelling.note.empty() ? "" : " (" + spelling.note + ")");
     (spelling.assign ? spelling.assign : foreign->key->assign)(settings, value);
     given[foreign->key->name] = value.where;
+    return;
+  }
+  if (!spelling.read_by.empty()) {
+    notes.read_elsewhere.push_back(name + " (" + tool_name(spelling.tool) + ": " + spelling.read_by + ")");
     return;
   }
   if (is_inert(spelling, value)) {
@@ -106,6 +116,11 @@ void report(const LoadNotes& notes) {
     throw UserError(std::to_string(notes.problems.size()) + " problems in the recipe:\n  " +
                     join(notes.problems, "\n  "));
   }
+  if (!notes.read_elsewhere.empty()) {
+    spdlog::info("{} keys that their tool reads only in the mode or task named are ignored, as a training run of "
+                 "that tool ignores them: {}",
+                 notes.read_elsewhere.size(), join(notes.read_elsewhere, ", "));
+  }
   if (!notes.inert.empty()) {
     spdlog::info(
         "{} keys of other tools mean nothing here at the values given, and are ignored: {} (docs/"
@@ -130,35 +145,82 @@ std::string mark_text(const std::string& path, const YAML::Mark& mark) {
   return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
-// One `key: value` entry of a recipe file. An empty value (or null) means the key's default: it
-// is checked as a name only.
-void apply_entry(Settings& settings, const YAML::Node& name_node, const YAML::Node& node, const std::string& path,
-                 std::optional<ForeignTool> tool, GivenKeys& given, LoadNotes& notes) {
+// One `key: value` as a source gave it. Every source is merged first, a later value of a name
+// replacing an earlier one (the command line's the file's), and only then checked, as Ultralytics
+// merges its cfg and overrides before check_cfg: a file's value the command line replaces is
+// never read.
+struct PendingValue {
+  std::string name;
+  RecipeValue value;
+  NameSource source;
+  bool is_default = false;  // null, or '' for a key that takes no '' of its own: the key's default
+};
+using PendingValues = std::vector<PendingValue>;
+
+void merge(PendingValues& pending, PendingValue entry) {
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [&](const PendingValue& earlier) { return earlier.name == entry.name; }),
+                pending.end());
+  pending.push_back(std::move(entry));
+}
+
+// Our key that `name` sets, read from `tool`'s file or flags; nullptr for none.
+const RecipeKey* target_key(const std::string& name, std::optional<ForeignTool> tool) {
+  if (const RecipeKey* key = find_recipe_key(name)) return key;
+  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name, tool);
+  return foreign && foreign->spelling.meaning == ForeignMeaning::same ? foreign->key : nullptr;
+}
+
+// A null or empty value is the key's default, as Ultralytics treats None and '' (`project: ''`,
+// EasyOCR's `experiment_name: ''`), except for a key to which '' is a value (`symbol: ''`).
+bool means_default(const PendingValue& entry) {
+  if (entry.value.is_sequence) return false;
+  if (entry.value.is_null && entry.value.text.empty()) return true;
+  if (!entry.value.text.empty()) return false;
+  const RecipeKey* key = target_key(entry.name, entry.source.tool);
+  return key == nullptr || !key->takes_empty;
+}
+
+// True where `name` is another tool's key taken at any value: it may hold a mapping or a list
+// (EasyOCR's network_params, Ultralytics' embed), which nothing reads.
+bool takes_any_value(const std::string& name, std::optional<ForeignTool> tool) {
+  if (find_recipe_key(name)) return false;
+  const std::optional<ForeignMatch> foreign = find_foreign_spelling(name, tool);
+  return foreign && !foreign->key && foreign->spelling.inert_values == std::vector<std::string>{"*"};
+}
+
+// One `key: value` entry of a recipe file, not yet checked.
+PendingValue file_entry(const YAML::Node& name_node, const YAML::Node& node, const std::string& path,
+                        std::optional<ForeignTool> tool) {
   const std::string where = mark_text(path, name_node.Mark());
   // YAML allows any node as a key (`{[a, b]: 1}`, a fuzz finding); a recipe's keys are words.
   if (!name_node.IsScalar()) throw UserError(where + ": a key is a single word, not a list or mapping");
-  const std::string name = name_node.Scalar();
-  RecipeValue value;
+  PendingValue entry{name_node.Scalar(), {}, {where, tool}};
+  RecipeValue& value = entry.value;
   // A null's mark is the next token's, a line below: the key's place names it instead.
   value.where = node.IsNull() ? where : mark_text(path, node.Mark());
-  const RecipeKey* key = find_recipe_key(name);
-  if (node.IsSequence() && (key == nullptr || key->is_list)) {
+  const RecipeKey* key = find_recipe_key(entry.name);
+  if (takes_any_value(entry.name, tool) && !node.IsScalar() && !node.IsNull()) {
+    value.text = node.IsMap() ? "{…}" : "[…]";
+  } else if (node.IsSequence() && (key == nullptr || key->is_list)) {
     std::vector<std::string> items;
     for (const auto& item : node) {
-      if (!item.IsScalar()) throw UserError(where + ": key '" + name + "' expects a list of single values");
+      if (!item.IsScalar()) throw UserError(where + ": key '" + entry.name + "' expects a list of single values");
       items.push_back(trim(item.Scalar()));
     }
     value.text = join(items, ",");
     value.is_sequence = true;
   } else if (!node.IsScalar() && !node.IsNull()) {
-    throw UserError(where + ": key '" + name + "' expects a single value, not a list or mapping");
+    throw UserError(where + ": key '" + entry.name + "' expects a single value, not a list or mapping");
   } else if (node.IsNull()) {
-    if (key == nullptr && !find_foreign_spelling(name)) apply_value(settings, name, value, {where, tool}, given, notes);
-    return;
+    value.is_null = true;
   } else {
-    value.text = trim(node.Scalar());
+    // As YAML gives it: a plain scalar has no outer blanks, and a quoted one keeps its own
+    // (EasyOCR's symbol: " !…" begins with a space, a character of the set).
+    value.text = node.Scalar();
   }
-  apply_value(settings, name, value, {where, tool}, given, notes);
+  entry.is_default = means_default(entry);
+  return entry;
 }
 
 // Whose file a recipe is (an Ultralytics args.yaml, an EasyOCR config), by its keys: their names
@@ -172,8 +234,7 @@ std::optional<ForeignTool> tool_of_file(const YAML::Node& root) {
 }
 
 // `path` names the source in messages: a file, or "<checkpoint>:recipe" for embedded text.
-void apply_yaml(Settings& settings, const std::string& text, const std::string& path, GivenKeys& given,
-                LoadNotes& notes) {
+void read_yaml(const std::string& text, const std::string& path, PendingValues& pending, LoadNotes& notes) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -185,46 +246,62 @@ void apply_yaml(Settings& settings, const std::string& text, const std::string& 
   if (!root.IsMap()) throw UserError(path + ": a recipe is a mapping of key: value lines");
   const std::optional<ForeignTool> tool = tool_of_file(root);
   for (const auto& entry : root) {
-    noting_problems(notes, [&] { apply_entry(settings, entry.first, entry.second, path, tool, given, notes); });
+    noting_problems(notes, [&] { merge(pending, file_entry(entry.first, entry.second, path, tool)); });
   }
 }
 
-void apply_file(Settings& settings, const std::string& path, GivenKeys& given, LoadNotes& notes) {
+void read_file(const std::string& path, PendingValues& pending, LoadNotes& notes) {
   std::ifstream in(path);
   if (!std::filesystem::is_regular_file(path) || !in) throw UserError("recipe file not found: " + path);
   std::stringstream text;
   text << in.rdbuf();
-  apply_yaml(settings, text.str(), path, given, notes);
+  read_yaml(text.str(), path, pending, notes);
 }
 
 // `key=value` is Ultralytics' form; `--key=value` is a timm flag (overrides_of_arguments keeps the
 // dashes of timm's own spellings), said without them.
-void apply_override(Settings& settings, std::string argument, GivenKeys& given, LoadNotes& notes) {
+PendingValue override_entry(std::string argument) {
   const bool is_timm_flag = argument.rfind("--", 0) == 0;
   if (is_timm_flag) argument.erase(0, 2);
   const NameSource source{"override '" + argument + "'", is_timm_flag ? ForeignTool::timm : ForeignTool::ultralytics};
-  const std::string& where = source.where;
   const auto equals = argument.find('=');
-  const std::string name = trim(argument.substr(0, equals));
-  RecipeValue value;
-  value.where = where;
+  PendingValue entry{trim(argument.substr(0, equals)), {}, source};
+  RecipeValue& value = entry.value;
+  value.where = source.where;
   if (equals == std::string::npos) {
-    const RecipeKey* key = find_recipe_key(name);
-    if (key && !key->is_bool) throw UserError(where + ": key '" + name + "' needs a value (" + name + "=…)");
+    const RecipeKey* key = find_recipe_key(entry.name);
+    if (key && !key->is_bool) throw UserError(source.where + ": key '" + entry.name + "' needs a value (" + entry.name + "=…)");
     value.text = "true";
   } else {
     value.text = trim(argument.substr(equals + 1));
     // Ultralytics accepts None in any case; an empty value means the same.
     value.is_null = value.text.empty() || to_lower(value.text) == "none" || to_lower(value.text) == "null";
+    // Ultralytics reads `imgsz=[640,480]` and `device=[0]` as Python lists.
+    const RecipeKey* key = target_key(entry.name, source.tool);
+    if (key && key->is_list && value.text.size() >= 2 && value.text.front() == '[' && value.text.back() == ']') {
+      value.text = trim(value.text.substr(1, value.text.size() - 2));
+      value.is_sequence = true;
+    }
   }
-  apply_value(settings, name, value, source, given, notes);
+  entry.is_default = means_default(entry);
+  return entry;
 }
 
-// Every override is tried, so one run reports all of a command line's problems with the file's.
-void apply_overrides(Settings& settings, const std::vector<std::string>& overrides, GivenKeys& given,
-                     LoadNotes& notes) {
+void read_overrides(const std::vector<std::string>& overrides, PendingValues& pending, LoadNotes& notes) {
   for (const auto& argument : normalize_overrides(overrides)) {
-    noting_problems(notes, [&] { apply_override(settings, argument, given, notes); });
+    noting_problems(notes, [&] { merge(pending, override_entry(argument)); });
+  }
+}
+
+// Every merged value is checked, so one run reports all of a file's and a command line's problems.
+void apply_pending(Settings& settings, const PendingValues& pending, GivenKeys& given, LoadNotes& notes) {
+  for (const PendingValue& entry : pending) {
+    noting_problems(notes, [&] {
+      // A default is checked as a name only: an unknown one is still an error.
+      if (entry.is_default && (find_recipe_key(entry.name) || find_foreign_spelling(entry.name, entry.source.tool)))
+        return;
+      apply_value(settings, entry.name, entry.value, entry.source, given, notes);
+    });
   }
 }
 
@@ -344,6 +421,15 @@ std::vector<std::string> names_of(const GivenKeys& given) {
   return names;
 }
 
+// The keys whose value came from the command line: its places are "override '…'".
+std::vector<std::string> names_set_by_command_line(const GivenKeys& given) {
+  std::vector<std::string> names;
+  for (const auto& [name, where] : given) {
+    if (where.rfind("override '", 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
@@ -351,8 +437,10 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   Settings settings;
   GivenKeys given;
   LoadNotes notes;
-  if (config_path) apply_file(settings, *config_path, given, notes);
-  apply_overrides(settings, overrides, given, notes);
+  PendingValues pending;
+  if (config_path) noting_problems(notes, [&] { read_file(*config_path, pending, notes); });
+  read_overrides(overrides, pending, notes);
+  apply_pending(settings, pending, given, notes);
   report(notes);
   if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
   resolve_model_and_task(settings, given, catalog);
@@ -366,15 +454,15 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   Settings settings;
   GivenKeys given;
   LoadNotes notes;
-  apply_yaml(settings, yaml, origin, given, notes);
-  GivenKeys overridden;
-  apply_overrides(settings, overrides, overridden, notes);
+  PendingValues pending;
+  noting_problems(notes, [&] { read_yaml(yaml, origin, pending, notes); });
+  read_overrides(overrides, pending, notes);
+  apply_pending(settings, pending, given, notes);
   report(notes);
-  for (const auto& entry : overridden) given[entry.first] = entry.second;
   resolve_model_and_task(settings, given, catalog);
   validate(settings);
   // The embedded recipe was checked when it was written: only what this command changes warns.
-  warn_keys_without_effect(settings, names_of(overridden));
+  warn_keys_without_effect(settings, names_set_by_command_line(given));
   return settings;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <spdlog/spdlog.h>
+
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
 #include "util/text.h"
@@ -15,10 +17,15 @@ constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
 constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
 constexpr ForeignTool kTimm = ForeignTool::timm;
 
-// Ultralytics' device=0 is the first GPU; several devices train through nproc.
+// Ultralytics' device=0 is the first GPU, [7] or '7' the eighth; -1 lets it pick an idle GPU (here
+// the first, or the CPU without one); several devices train through nproc. Apple's mps is a
+// device this build has none of: LibTorch here runs on the CPU and CUDA only.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
-  const std::string lowered = to_lower(value.text);
-  if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda")) return lowered;
+  const std::vector<std::string> items = split_items(value);
+  const std::string lowered = items.size() == 1 ? to_lower(items.front()) : to_lower(value.text);
+  if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda" || lowered == "-1")) {
+    return lowered == "-1" ? "auto" : lowered;
+  }
   if (!value.is_null && !lowered.empty() && lowered.find_first_not_of("0123456789") == std::string::npos) {
     return "cuda:" + lowered;
   }
@@ -26,10 +33,53 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
       lowered.find_first_not_of("0123456789", 5) == std::string::npos) {
     return lowered;
   }
-  if (lowered.find(',') != std::string::npos) {
+  if (lowered == "mps" || lowered.rfind("mps:", 0) == 0) {
+    fail_value(key, value,
+               "auto, cpu, cuda or cuda:N: Apple's Metal GPU (mps) is not a device of this build, which runs on the "
+               "CPU and CUDA");
+  }
+  if (items.size() > 1) {
     fail_value(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
   }
   fail_value(key, value, "auto, cpu, cuda, cuda:N or N");
+}
+
+// Ultralytics' batch is also a share of GPU memory (0.8) or -1 (60 %), its AutoBatch.
+KeyRow batch_key() {
+  return custom_key(
+      "batch", int_range_text(1, kNoUpperBound),
+      [](Settings& s, const RecipeValue& v) {
+        char* end = nullptr;
+        const double number = std::strtod(v.text.c_str(), &end);
+        if (!v.text.empty() && *end == '\0' && (number == -1.0 || (number > 0.0 && number < 1.0))) {
+          fail_value("batch", v,
+                     "a batch size ≥ 1: Ultralytics' AutoBatch (batch: -1, or a share of GPU memory below 1) waits "
+                     "for the loader's automatic batch (issue 46); until then give the batch size");
+        }
+        s.schedule.batch = parse_int("batch", v, 1, kNoUpperBound);
+      },
+      [](const Settings& s) { return std::to_string(s.schedule.batch); });
+}
+
+// Ultralytics' imgsz for training is one side; a [h, w] list is reduced to its largest side with a
+// warning, as its check_imgsz(max_dim=1) does for train and val.
+KeyRow imgsz_key() {
+  return custom_key(
+             "imgsz", "auto or " + int_range_text(8, kNoUpperBound),
+             [](Settings& s, const RecipeValue& v) {
+               const std::vector<std::string> items = split_items(v);
+               if (items.size() <= 1) {
+                 s.data.imgsz = is_auto(v) ? std::nullopt : std::optional<int64_t>(parse_int("imgsz", v, 8, kNoUpperBound));
+                 return;
+               }
+               int64_t largest = 0;
+               for (const auto& item : items) largest = std::max(largest, parse_int("imgsz", {item, false, v.where}, 8, kNoUpperBound));
+               spdlog::warn("{}: imgsz={} is a [h, w] size; training takes one side and uses imgsz={}, as "
+                            "Ultralytics' training does", v.where, v.text, largest);
+               s.data.imgsz = largest;
+             },
+             [](const Settings& s) { return s.data.imgsz ? std::to_string(*s.data.imgsz) : std::string("auto"); })
+      .list();
 }
 
 // One number is a step (widths step, 2·step, … up to imgW); several are the widths themselves.
@@ -66,17 +116,25 @@ KeyRow freeze_key() {
              [](Settings& s, const RecipeValue& v) {
                const auto items = split_items(v);
                s.run.freeze = {};
-               if (items.size() == 1 && !items.front().empty() &&
+               // One number is a count (freeze: 10); Ultralytics' list [10] is layer 10 alone.
+               if (items.size() == 1 && !v.is_sequence && !items.front().empty() &&
                    items.front().find_first_not_of("+-0123456789") == std::string::npos) {
                  s.run.freeze.first_layers = parse_int("freeze", {items.front(), false, v.where}, 0, kNoUpperBound);
                  return;
                }
+               // Ultralytics' freeze: [0, 1, 2] lists layer indices: its model.0, model.1, model.2.
+               const auto is_index = [](const std::string& item) {
+                 return !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+               };
+               const bool indices = std::all_of(items.begin(), items.end(), is_index);
                for (const auto& item : items) {
-                 if (item.empty() || item.find_first_not_of("0123456789") == std::string::npos) {
-                   fail_value("freeze", v, "a number of layers or a list of layer names (model.0, layer1, FeatureExtraction)");
+                 if (item.empty() || (!indices && is_index(item))) {
+                   fail_value("freeze", v,
+                              "a number of layers, a list of layer indices or a list of layer names (model.0, "
+                              "layer1, FeatureExtraction)");
                  }
+                 s.run.freeze.layers.push_back(indices ? "model." + item : item);
                }
-               s.run.freeze.layers = items;
              },
              [](const Settings& s) {
                return s.run.freeze.layers.empty() ? std::to_string(s.run.freeze.first_layers) : show_items(s.run.freeze.layers);
@@ -123,10 +181,11 @@ KeyRow conf_key() {
 
 KeyRow save_period_key() {
   return custom_key(
-      "save_period", "-1 or ≥ 1",
+      "save_period", "-1 or ≥ 1 (0 = -1)",
       [](Settings& s, const RecipeValue& v) {
-        s.output.save_period = parse_int("save_period", v, -1, kNoUpperBound);
-        if (s.output.save_period == 0) fail_value("save_period", v, "-1 (off) or a positive integer");
+        // Ultralytics: "disabled if < 1".
+        s.output.save_period = std::max<int64_t>(parse_int("save_period", v, -1, kNoUpperBound), 0);
+        if (s.output.save_period == 0) s.output.save_period = -1;
       },
       [](const Settings& s) { return std::to_string(s.output.save_period); });
 }
@@ -163,6 +222,7 @@ KeyRow optimizer_key() {
       {"nadam", "NAdam (Adam with Nesterov momentum) has no fused update here; adam or adamw is the nearest"},
       {"radam", "RAdam (rectified Adam) has no fused update here; adam with warmup is the usual stand-in"},
       {"rmsprop", "RMSProp has no fused update here; adadelta (running RMS of gradients and of updates) or adam"},
+      {"musgd", "MuSGD (8.4: Muon's orthogonalised updates with SGD) has no fused update here; sgd is the nearest"},
   };
   static const std::vector<OptimizerKind> kinds = {OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw,
                                                    OptimizerKind::adam, OptimizerKind::adadelta};
@@ -209,12 +269,13 @@ KeyRow lang_char_key() {
       "lang_char", "characters, none",
       [](Settings& s, const RecipeValue& v) {
         if (is_none(v)) {
-          s.ocr.charset = "labels";
+          s.ocr.charset = "train_labels";
         } else {
-          s.ocr.lang_char = parse_string("lang_char", v, false);
+          s.ocr.lang_char = parse_string("lang_char", v, true);
         }
       },
-      [](const Settings& s) { return s.ocr.lang_char; });
+      [](const Settings& s) { return s.ocr.lang_char; })
+      .empty_is_value();
 }
 
 // EasyOCR's freeze_FeatureFxtraction and freeze_SequenceModeling: true adds the layer to freeze.
@@ -225,6 +286,12 @@ std::function<void(Settings&, const RecipeValue&)> freeze_layer(const std::strin
       layers.push_back(layer);
     }
   };
+}
+
+// Ultralytics' cos_lr: true is the cosine schedule; false asks for its linear one, our default,
+// and leaves a scheduler given elsewhere as it is.
+void cosine_when_true(Settings& settings, const RecipeValue& value) {
+  if (parse_bool("cos_lr", value)) settings.schedule.scheduler = SchedulerKind::cosine;
 }
 
 // EasyOCR's files write False for off.
@@ -250,7 +317,8 @@ KeyRow cache_key() {
                } else if (lowered == "disk") {
                  fail_value("cache", v,
                             "false, ram or true: Ultralytics' disk cache (decoded images in .npy files beside the "
-                            "images) is not offered; ram keeps them in memory with the same batches");
+                            "images) waits for the loader's disk cache (issue 46); until then ram keeps them in "
+                            "memory with the same batches");
                } else {
                  fail_value("cache", v, "false, ram or true");
                }
@@ -259,11 +327,13 @@ KeyRow cache_key() {
       .bare_means_true();
 }
 
+// Takes Ultralytics' list form too (device: [0]), which must name one device.
 KeyRow device_key() {
   return custom_key(
-      "device", "auto, cpu, cuda, cuda:N, N",
-      [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
-      [](const Settings& s) { return s.run.device; });
+             "device", "auto, cpu, cuda, cuda:N, N",
+             [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
+             [](const Settings& s) { return s.run.device; })
+      .list();
 }
 
 // The rows of one section, in the order they are added.
@@ -365,8 +435,9 @@ std::vector<RecipeKey> build_table() {
                   .same_as(kEasyOcr, "num_iter",
                            "EasyOCR counts its iterations (one update each) from 0 and stops after iteration num_iter, "
                            "so it runs one update more");
-  schedule << int_key("batch", FIELD(schedule.batch), 1)
-                  .help("micro-batch (per rank): what one forward/backward sees")
+  schedule << batch_key()
+                  .help("micro-batch (per rank): what one forward/backward sees; Ultralytics' AutoBatch (-1 or a "
+                        "share of GPU memory) is refused until the loader's issue 46 lands")
                   .same_as(kTimm, "batch_size", "per process, as in timm")
                   .same_as(kEasyOcr, "batch_size", "per process");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
@@ -374,10 +445,11 @@ std::vector<RecipeKey> build_table() {
                   .same_as(kTimm, "grad_accum_steps");
   schedule << int_key("nbs", FIELD(schedule.nbs), 1)
                   .help("nominal batch size for `accumulate=auto` and weight-decay scaling");
-  data << optional_int_key("imgsz", FIELD(data.imgsz), 8, "auto")
+  data << imgsz_key()
               .tasks(kClassify | kDetect)
               .help("input side in pixels; auto = the dataset's native size (28 for Fashion-MNIST, 224 for "
-                    "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32")
+                    "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32; a [h, w] list "
+                    "trains at its largest side, as Ultralytics' training does")
               .same_as(kTimm, "img_size")
               .differs(kTimm, "input_size",
                        "--input-size C H W is imgsz=H here: inputs are square, channels come from the data");
@@ -524,11 +596,12 @@ std::vector<RecipeKey> build_table() {
 
   optim << optimizer_key()
                    .help("auto = Ultralytics' rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
-                         "updates, else SGD at 0.01 (lr0 is then ignored); sgd = Nesterov SGD; adamw = AdamW "
+                         "updates, else SGD at 0.01 (lr0 is then ignored; Ultralytics 8.4 picks its MuSGD there, "
+                         "which is not offered); sgd = Nesterov SGD; adamw = AdamW "
                          "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
                          "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
-                         "RMSProp are refused with the nearest choice")
+                         "RMSProp (and 8.4's MuSGD) are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
                             easyocr_optimizer)
                    .same_as(kTimm, "opt",
@@ -574,7 +647,11 @@ std::vector<RecipeKey> build_table() {
                   .help(
                       "LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
                       "then cosine down)")
-                  .differs(kUltralytics, "cos_lr", "Ultralytics' cos_lr=True is scheduler=cosine here", {"false"})
+                  .same_as(kUltralytics, "cos_lr",
+                           "true is scheduler=cosine; false, Ultralytics' linear schedule, leaves scheduler as it "
+                           "is (linear unless set)",
+                           cosine_when_true)
+                  .inert_at({"false"})
                   .same_as(kTimm, "sched",
                            "cosine is shared (timm ends at --min-lr, here at lr0 × lrf); step, multistep, plateau, "
                            "tanh and poly are not offered")
@@ -649,11 +726,13 @@ std::vector<RecipeKey> build_table() {
              .values("≥ 8")
              .help("OCR widest input: wider images are squeezed to it (EasyOCR's AlignCollate)");
   ocr << bool_key("rgb", FIELD(ocr.rgb)).tasks(kOcr).help("OCR: 3 input channels instead of grey");
-  ocr << string_key("charset", FIELD(ocr.charset), true, "none, `labels`, characters")
+  ocr << string_key("charset", FIELD(ocr.charset), true, "none, `labels`, `train_labels`, characters")
              .tasks(kOcr)
-             .help("OCR characters: none = `number` + `symbol` + `lang_char` (EasyOCR), `labels` = every character "
-                   "of the training and validation labels (pinned into the saved recipe), else exactly these "
-                   "characters; the blank is class 0");
+             .help("OCR characters: none = `number` + `symbol` + `lang_char` as written, a repeated character a "
+                   "class of its own (EasyOCR's trainer and CTCLabelConverter), `labels` = every character of the "
+                   "training and validation labels, `train_labels` = those of the training labels as written "
+                   "(EasyOCR's lang_char 'None'), else exactly these characters; pinned into the saved recipe; "
+                   "the blank is class 0");
   ocr << string_key("number", FIELD(ocr.number), true, "characters")
              .tasks(kOcr)
              .help("digits of the EasyOCR-style character set");
@@ -666,7 +745,8 @@ std::vector<RecipeKey> build_table() {
              .default_text("`A…Za…z`")
              .help(
                  "letters of the character set (EasyOCR's en `lang_char`); none (EasyOCR's 'None') = the "
-                 "characters of the labels, as `charset=labels`");
+                 "characters of the training labels as written, as EasyOCR's trainer takes them "
+                 "(`charset=train_labels`)");
   ocr << int_key("batch_max_length", FIELD(ocr.batch_max_length), 1, 100000)
              .tasks(kOcr)
              .values("≥ 1")
@@ -841,11 +921,11 @@ std::vector<RecipeKey> build_table() {
                     .resumable()
                     .help("resume although the command changes other keys (model, batch geometry, optimizer …): the run "
                           "is then no longer exact");
-  output << int_key("patience", FIELD(output.patience), 1)
+  output << int_key("patience", FIELD(output.patience), 0)
                 .resumable()
                 .help(
                     "stop after this many validations without a better fitness (epochs, or intervals of "
-                    "`val_interval`)");
+                    "`val_interval`); 0 = never stop early (Ultralytics' `patience: 0`)");
   output << bool_key("val", FIELD(output.val))
                 .resumable()
                 .help(

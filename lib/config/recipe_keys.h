@@ -60,6 +60,9 @@ struct ForeignSpelling {
   // How an accepted spelling sets our key, where its values are not our key's (EasyOCR's
   // freeze_FeatureFxtraction: True adds FeatureExtraction to freeze); empty: our key's own parser.
   std::function<void(Settings&, const RecipeValue&)> assign;
+  // The mode or task of the tool that alone reads the key (Ultralytics' predict, export, pose …):
+  // everywhere else the tool ignores it, and so is it here at any value, named in one info line.
+  std::string read_by;
 };
 
 struct RecipeKey {
@@ -70,6 +73,7 @@ struct RecipeKey {
   bool is_bool = false;      // a bare `key` on the command line means key=true
   bool is_list = false;      // takes a YAML sequence, or comma-separated items in one value
   bool is_path = false;      // may name a file or folder, relative to the working directory the run started in
+  bool takes_empty = false;  // '' is a value of its own (EasyOCR's symbol: ''); for other keys '' is the default
   std::vector<std::string> path_exceptions;  // values of a path key that are names, never paths (fashion-mnist)
   std::string values;        // the accepted values as help and docs print them ("≥ 1", "auto, sgd, adamw")
   std::string default_text;  // the default as docs print it, where the printed default value does not say it

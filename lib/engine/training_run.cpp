@@ -290,7 +290,8 @@ EpochRecord TrainingRun::take_record(bool validate_now) {
     ++state_.stale_epochs;
   }
   state_.totals = EpochTotals{};
-  if (state_.stale_epochs >= settings_.output.patience) {
+  // patience 0 never stops early, as Ultralytics' EarlyStopping reads it.
+  if (settings_.output.patience > 0 && state_.stale_epochs >= settings_.output.patience) {
     patience_stop_ = true;
     spdlog::info("stopping early: no improvement for {} validations (patience), best at epoch {}, update {}",
                  settings_.output.patience, state_.best_epoch, state_.best_updates);

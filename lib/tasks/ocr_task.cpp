@@ -65,11 +65,15 @@ std::u32string charset_characters(const std::string& data, const OcrSettings& oc
   if (ocr.charset.empty()) {
     return decode_utf8(ocr.number + ocr.symbol + ocr.lang_char, "keys number + symbol + lang_char");
   }
-  if (ocr.charset == "labels") {
-    // Validation labels count too: a character only they hold is then scored as an error instead
-    // of its lines being dropped from the measurement.
-    std::u32string characters = label_characters(split_root(data, ocr, true), data_options(ocr, true, kKeepAll)) +
-                                label_characters(split_root(data, ocr, false), data_options(ocr, false, kKeepAll));
+  if (ocr.charset == "labels" || ocr.charset == "train_labels") {
+    // EasyOCR's lang_char 'None' (train_labels): the training labels' characters as written. Our
+    // labels: validation labels count too, so a character only they hold is scored as an error
+    // instead of its lines being dropped from the measurement.
+    const bool easyocr = ocr.charset == "train_labels";
+    OcrDataOptions train = data_options(ocr, true, kKeepAll);
+    train.sensitive = train.sensitive || easyocr;
+    std::u32string characters = label_characters(split_root(data, ocr, true), train);
+    if (!easyocr) characters += label_characters(split_root(data, ocr, false), data_options(ocr, false, kKeepAll));
     std::sort(characters.begin(), characters.end());
     characters.erase(std::unique(characters.begin(), characters.end()), characters.end());
     return characters;

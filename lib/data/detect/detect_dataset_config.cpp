@@ -1,5 +1,6 @@
 #include "data/detect/detect_dataset_config.h"
 
+#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
@@ -31,19 +32,32 @@ std::string missing_data_hint(const YAML::Node& root, const fs::path& data_root)
 // The user settings' datasets_dir, made absolute.
 fs::path datasets_folder() { return fs::absolute(datasets_dir()).lexically_normal(); }
 
-// Ultralytics' rule for a relative `path:`: from the working directory first; then, as before
-// here, from the data file's folder; then under the user settings' datasets_dir. Where none
-// holds it, the data file's folder's reading, which the error names.
+// Ultralytics' rule for a relative `path:` (check_det_dataset): from the working directory, else
+// under the user settings' datasets_dir; then, where neither holds it, from the data file's folder,
+// as before here. Where none holds it, the data file's folder's reading, which the error names.
+// Without `path:`, the data file's folder.
 fs::path resolve_root(const std::string& file, const YAML::Node& path) {
   const fs::path folder = fs::absolute(file).parent_path();
-  if (!path || !path.IsScalar()) return folder.lexically_normal();
+  if (!path || !path.IsScalar() || path.Scalar().empty()) return folder.lexically_normal();
   const fs::path given(path.Scalar());
   std::error_code error;
   if (given.is_absolute() || fs::is_directory(given, error)) return fs::absolute(given).lexically_normal();
-  const fs::path beside = (folder / given).lexically_normal();
-  if (fs::is_directory(beside, error)) return beside;
   const fs::path stored = (datasets_folder() / given).lexically_normal();
-  return fs::is_directory(stored, error) ? stored : beside;
+  if (fs::is_directory(stored, error)) return stored;
+  return (folder / given).lexically_normal();
+}
+
+// Where one source of a split is: under the root, or, for a `../x` that is not there, `x` under the
+// root. Ultralytics retries so because Roboflow's exports write `train: ../train/images` beside a
+// data.yaml that sits in the folder holding train/ (a list's items are not retried, as there).
+fs::path source_path(const fs::path& base, const YAML::Node& item, bool is_single) {
+  const std::string& text = item.Scalar();
+  const fs::path path = (base / text).lexically_normal();
+  std::error_code error;
+  if (is_single && !fs::exists(path, error) && text.rfind("../", 0) == 0) {
+    return (base / text.substr(3)).lexically_normal();
+  }
+  return path;
 }
 
 std::vector<std::string> sources(const std::string& file, const YAML::Node& root, const fs::path& base,
@@ -63,7 +77,7 @@ std::vector<std::string> sources(const std::string& file, const YAML::Node& root
   std::vector<std::string> paths;
   for (const YAML::Node& item : items) {
     if (!item.IsScalar()) throw UserError(where(file, item) + ": key '" + key + "' expects paths, not mappings");
-    const fs::path path = (base / item.Scalar()).lexically_normal();
+    const fs::path path = source_path(base, item, node.IsScalar());
     std::error_code error;
     if (!fs::exists(path, error)) {
       throw UserError(where(file, item) + ": key '" + key + "': " + path.string() + " does not exist" +
@@ -72,6 +86,25 @@ std::vector<std::string> sources(const std::string& file, const YAML::Node& root
     paths.push_back(path.string());
   }
   return paths;
+}
+
+// Ultralytics renames a data file's `validation:` to `val:` when it has no `val:`.
+std::string validation_key(const std::string& file, const YAML::Node& root) {
+  if (root["val"] || !root["validation"]) return "val";
+  spdlog::info("{}: the data file's 'validation' key is its val split, as Ultralytics reads it", file);
+  return "validation";
+}
+
+// A split nothing here trains or validates on (test): where its folder is missing the run goes
+// on, as Ultralytics requires only train and val to exist.
+std::vector<std::string> optional_sources(const std::string& file, const YAML::Node& root, const fs::path& base,
+                                          const std::string& key) {
+  try {
+    return sources(file, root, base, key);
+  } catch (const UserError& error) {
+    spdlog::warn("{} (the {} split is not needed for training; it is left out)", error.what(), key);
+    return {};
+  }
 }
 
 std::vector<std::string> class_names(const std::string& file, const YAML::Node& names) {
@@ -170,8 +203,8 @@ DetectDataConfig read_detect_data_config(const std::string& file) {
                     missing_data_hint(root, config.root));
   }
   config.train = sources(file, root, config.root, "train");
-  config.val = sources(file, root, config.root, "val");
-  config.test = sources(file, root, config.root, "test");
+  config.val = sources(file, root, config.root, validation_key(file, root));
+  config.test = optional_sources(file, root, config.root, "test");
   if (config.train.empty()) throw UserError(file + ": key 'train' is missing or empty");
   if (config.val.empty()) throw UserError(file + ": key 'val' is missing or empty");
   config.names = read_names(file, root);

@@ -32,6 +32,18 @@ bool selects(const std::string& name, const std::string& folder) {
   return folder == name || folder.rfind(name + "/", 0) == 0;
 }
 
+// EasyOCR selects a folder when a select_data entry is a substring of its path, which begins with
+// the root: an entry naming the root itself (train_data: all_data/en_train, select_data: en_train)
+// selects every folder under it, those with labels.csv in the root included.
+bool names_root(const fs::path& root, std::string name) {
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  fs::path normal = root.lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();
+  const std::string path = normal.string();
+  return path == name ||
+         (path.size() > name.size() && path.compare(path.size() - name.size() - 1, std::string::npos, "/" + name) == 0);
+}
+
 // The label folders under root, each tagged with the select_data entry that picked it.
 std::vector<SelectedFolder> select_folders(const fs::path& root, const std::vector<std::string>& select_data,
                                            std::vector<std::string>& group_names) {
@@ -41,6 +53,14 @@ std::vector<SelectedFolder> select_folders(const fs::path& root, const std::vect
                                     "with a labels.csv of 'filename,words' lines)");
   }
   std::vector<SelectedFolder> selected;
+  const bool names_a_folder = select_data.size() == 1 && std::any_of(folders.begin(), folders.end(), [&](const std::string& folder) {
+    return selects(select_data.front(), folder);
+  });
+  if (select_data.size() == 1 && !names_a_folder && names_root(root, select_data.front())) {  // one group of all
+    for (const auto& folder : folders) selected.push_back({folder, 0});
+    group_names = select_data;
+    return selected;
+  }
   if (select_data.empty() || select_data == std::vector<std::string>{"/"}) {  // EasyOCR's '/' is every folder
     for (size_t i = 0; i < folders.size(); ++i) selected.push_back({folders[i], static_cast<int64_t>(i)});
     group_names = folders;
