@@ -142,6 +142,49 @@ TEST_CASE("Ultralytics 8.3's default.yaml loads in one run", "[config][foreign]"
   CHECK(log.text().find("tracker") != std::string::npos);
 }
 
+namespace {
+
+// Each era's default.yaml as released (tests/fixtures/ultralytics/README.md says whence), loaded
+// whole by the binary, and what it must come to. Where an era's file is refused, `outcome` is the
+// refusal's text naming the key, and `exit_code` 2.
+struct EraOutcome {
+  std::string era;
+  int exit_code;
+  std::vector<std::string> outcome;  // lines of `trainer keys` (or of its error)
+};
+
+const std::vector<EraOutcome> kEras = {
+    // 8.0 (ultralytics/yolo/cfg/): SGD by default, close_mosaic 0, patience 50, and its own
+    // retired keys (image_weights, line_thickness, boxes, v5loader) among the ignored.
+    {"8.0", 0, {"optimizer: sgd", "close_mosaic: 0", "patience: 50", "39 keys of other tools mean nothing here",
+                "image_weights", "line_thickness", "v5loader"}},
+    {"8.1", 0, {"optimizer: auto", "close_mosaic: 10", "patience: 100", "41 keys of other tools mean nothing here",
+                "stream_buffer", "show_boxes", "bgr"}},
+    {"8.2", 0, {"optimizer: auto", "workers: 0", "patience: 100", "41 keys of other tools mean nothing here"}},
+    {"8.3", 0, {"optimizer: auto", "patience: 100", "43 keys of other tools mean nothing here", "fuse"}},
+};
+
+std::string era_file(const EraOutcome& era) {
+  return std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-" + era.era + ".yaml";
+}
+
+}  // namespace
+
+TEST_CASE("each Ultralytics era's default.yaml loads whole through the binary", "[config][foreign][cli]") {
+  for (const EraOutcome& era : kEras) {
+    const std::string file = era_file(era);
+    const CommandResult keys = run_trainer("keys cfg=" + file);
+    INFO(file << "\n" << keys.output);
+    CHECK(keys.exit_code == era.exit_code);
+    if (era.exit_code == 0) {
+      // Every era: a detection recipe of yolov8n, 100 epochs at 640, none of its values refused.
+      for (const char* line : {"\ntask: detect\n", "\nmodel: yolov8n\n", "\nepochs: 100\n", "\nimgsz: 640\n"})
+        CHECK_THAT(keys.output, Catch::Contains(line));
+    }
+    for (const std::string& expected : era.outcome) CHECK_THAT(keys.output, Catch::Contains(expected));
+  }
+}
+
 TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key table", "[config][foreign]") {
   for (ForeignTool tool : {ForeignTool::ultralytics, ForeignTool::easyocr}) {
     std::set<std::string> seen;
@@ -152,9 +195,11 @@ TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key tab
     }
   }
   const auto& ultralytics = tool_file_keys(ForeignTool::ultralytics);
-  for (const std::string& name : file_keys(kDefaultYaml)) {
-    INFO(name);
-    CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
+  for (const EraOutcome& era : kEras) {
+    for (const std::string& name : file_keys(era_file(era))) {
+      INFO(era.era << "'s " << name);
+      CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
+    }
   }
   const auto& easyocr = tool_file_keys(ForeignTool::easyocr);
   TempDir dir("easyocr-keys");
