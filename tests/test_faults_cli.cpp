@@ -12,6 +12,7 @@
 
 #include "io/checkpoint.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -236,8 +237,7 @@ TEST_CASE("a run folder made read-only mid-run stops the run with a clear error 
   std::string make_read_only = "chmod -R a-w '" + folder.string() + "'";
   if (::geteuid() == 0) {
     if (run_command("unshare -m true").exit_code != 0) {
-      WARN("skipped: running as root, where chmod does not stop writes, and unshare -m is not permitted here");
-      return;
+      skip_test("running as root, where chmod does not stop writes, and unshare -m is not permitted here");
     }
     make_read_only = "mount --bind '" + folder.string() + "' '" + folder.string() + "' && mount -o remount,bind,ro '" +
                      folder.string() + "' '" + folder.string() + "'";
