@@ -101,7 +101,7 @@ TEST_CASE("resume from a truncated or corrupted last.pt is refused, naming the f
   CHECK(intact.exit_code == 0);
 }
 
-TEST_CASE("a second run in a busy run folder is refused; the lock goes with the run however it ends", "[faults][cli]") {
+TEST_CASE("a second run in a busy run folder is refused, the lock goes with the run however it ends", "[faults][cli]") {
   TempDir dir("faults-lock");
   write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
   // Never finishes by itself; last.pt after every update.
