@@ -180,7 +180,7 @@ TEST_CASE("evaluation keeps the aspect: the centred square of crop_fraction, not
   CHECK(torch::allclose(half, torch::tensor({31.0f, 41.0f, 32.0f, 42.0f}).view({2, 2})));
 }
 
-TEST_CASE("random resized crops enlarge a random part of the image; scale 0 keeps the whole", "[data]") {
+TEST_CASE("random resized crops enlarge a random part of the image, scale 0 keeps the whole", "[data]") {
   WideDataset data(16, 16);
   const auto norm = data.normalization();
   ClassifyAugment augment = augment_of(16, 0, 0.0, true);

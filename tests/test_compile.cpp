@@ -27,6 +27,7 @@
 #include "tasks/smoke_task.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 
 using namespace trainer;
 using namespace trainer::testing;
@@ -555,11 +556,8 @@ TEST_CASE("a task whose loss is not capture-safe has its model graphed around th
   CHECK(count_lines(log.text(), "graph capture") == static_cast<size_t>(report.graph_captures));
 }
 
-TEST_CASE("CUDA graphs of a model around an eager loss follow the eager loss trajectory", "[compile][gpu]") {
-  if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: graph replay is not tried");
-    return;
-  }
+TEST_CASE("CUDA graphs of a model around an eager loss follow the eager loss trajectory", "[compile][.gpu]") {
+  require_cuda_device();
   const torch::Device cuda(torch::kCUDA);
   constexpr int kUpdates = 40;
   std::vector<std::vector<double>> losses(2);
@@ -616,11 +614,8 @@ TEST_CASE("a loss that is not capture-safe and cannot be split is refused", "[co
 }
 
 TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf inside the graph",
-          "[compile][gpu]") {
-  if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: graph replay is not tried");
-    return;
-  }
+          "[compile][.gpu]") {
+  require_cuda_device();
   TempDir dir("compile-cuda");
   write_two_class_images(dir / "data", {64, 4, 32, 5, "a", "b"});
   const Settings settings = load_settings(

@@ -36,7 +36,7 @@ TEST_CASE("data.yaml resolves path from its own folder and reads names as a mapp
   CHECK(config.names == std::vector<std::string>{"person", "bicycle"});
 }
 
-TEST_CASE("data.yaml without path uses its folder; sources may be lists of folders and .txt files", "[detect-data]") {
+TEST_CASE("data.yaml without path uses its folder, sources may be lists of folders and .txt files", "[detect-data]") {
   TempDir dir;
   touch_images(dir / "images/a", {"1.png", "2.JPG", "notes.txt"});
   touch_images(dir / "images/a/nested", {"3.bmp"});
@@ -184,7 +184,7 @@ TEST_CASE("a relative path not in the working directory is looked for in dataset
   CHECK_THAT(missing, Contains("nor under datasets_dir " + dir.file("store")));
 }
 
-TEST_CASE("predict's sources take files, folders and patterns; a URL is refused", "[detect-data]") {
+TEST_CASE("predict's sources take files, folders and patterns, a URL is refused", "[detect-data]") {
   TempDir dir;
   touch_images(dir / "photos", {"a.jpg", "b.png", "c.jpg"});
   touch_images(dir / "more", {"d.jpg"});

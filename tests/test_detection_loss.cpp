@@ -22,21 +22,34 @@ namespace {
 const std::vector<double> kStrides{8, 16, 32};
 
 struct Reference {
-  std::vector<torch::Tensor> levels;
+  std::vector<torch::Tensor> levels, gradients;  // gradients: of the parts' sum, per level
   torch::Tensor targets, target_scores, parts;
 };
 
-// Runs scripts/python/detection_loss_fixture.py (about a second of Python).
-Reference python_reference() {
-  const TempDir dir("detection_loss");
-  testing::run_python("detection_loss_fixture.py", testing::quoted(dir.file("fixture.pt")));
-  const c10::impl::GenericDict dict = read_archive(dir.file("fixture.pt")).toGenericDict();
+std::vector<torch::Tensor> tensor_list(const c10::IValue& list) {
+  std::vector<torch::Tensor> tensors;
+  for (const c10::IValue& tensor : list.toListRef()) tensors.push_back(tensor.toTensor());
+  return tensors;
+}
+
+Reference read_reference(const std::string& path) {
+  const c10::impl::GenericDict dict = read_archive(path).toGenericDict();
   Reference reference;
-  const c10::IValue levels = dict.at("levels");
-  for (const c10::IValue& level : levels.toListRef()) reference.levels.push_back(level.toTensor());
+  reference.levels = tensor_list(dict.at("levels"));
+  reference.gradients = tensor_list(dict.at("gradients"));
   reference.targets = dict.at("targets").toTensor();
   reference.target_scores = dict.at("target_scores").toTensor();
   reference.parts = dict.at("parts").toTensor();
+  return reference;
+}
+
+// Runs scripts/python/detection_loss_fixture.py once for the tests that use it (seconds of Python).
+const Reference& python_reference() {
+  static const Reference reference = [] {
+    const TempDir dir("detection_loss");
+    testing::run_python("detection_loss_fixture.py", testing::quoted(dir.file("fixture.pt")));
+    return read_reference(dir.file("fixture.pt"));
+  }();
   return reference;
 }
 
@@ -95,7 +108,7 @@ TEST_CASE("distribution focal loss splits each side's target between its two bin
 }
 
 TEST_CASE("detection loss and its assignment match an independent PyTorch formulation", "[detect]") {
-  const Reference reference = python_reference();
+  const Reference& reference = python_reference();
   const LossOutput out = loss_for(reference.levels)(reference.levels, reference.targets);
   INFO("ours " << out.parts << " python " << reference.parts);
   CHECK(torch::allclose(out.parts, reference.parts, 1e-4, 1e-5));
@@ -116,6 +129,23 @@ TEST_CASE("detection loss and its assignment match an independent PyTorch formul
   REQUIRE(assigned.scores.sizes() == reference.target_scores.sizes());
   CHECK(torch::allclose(assigned.scores, reference.target_scores, 1e-4, 1e-6));
   CHECK(reference.target_scores.sum().item<double>() > 1);  // the case really has positives
+}
+
+TEST_CASE("detection loss gradients match the PyTorch formulation's autograd", "[detect]") {
+  const Reference& reference = python_reference();
+  std::vector<torch::Tensor> levels;
+  for (const torch::Tensor& level : reference.levels) levels.push_back(level.clone().requires_grad_());
+  loss_for(levels)(levels, reference.targets).total.backward();
+  for (size_t i = 0; i < levels.size(); ++i) {
+    INFO("level " << i);
+    const torch::Tensor& expected = reference.gradients[i];
+    REQUIRE(levels[i].grad().sizes() == expected.sizes());
+    // Every head output the loss reaches: box and class logits of assigned anchors, class logits of all.
+    CHECK(expected.ne(0).any().item<bool>());
+    const double worst = (levels[i].grad() - expected).abs().max().item<double>();
+    INFO("largest difference " << worst << " of gradients up to " << expected.abs().max().item<double>());
+    CHECK(torch::allclose(levels[i].grad(), expected, 1e-4, 1e-6));
+  }
 }
 
 // bench-compile trains PyTorch's YOLOv8n with this batched loss: the comparison is only fair

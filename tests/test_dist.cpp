@@ -18,6 +18,7 @@
 #include "tasks/smoke_task.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 
 using namespace trainer;
 using trainer::testing::max_relative_difference;
@@ -344,11 +345,8 @@ TEST_CASE("norm=syncbn on two ranks x batch 8 matches BatchNorm on one rank x ba
   CHECK(max_relative_difference(state_dict(one->model()), state_dict(tasks[0]->model())) < 1e-4);
 }
 
-TEST_CASE("NCCL with world size 1 runs the distributed path and matches one process", "[dist][gpu]") {
-  if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: NCCL is not tried");
-    return;
-  }
+TEST_CASE("NCCL with world size 1 runs the distributed path and matches one process", "[dist][.gpu]") {
+  trainer::testing::require_cuda_device();
   const Settings settings = recipe_with({"device=cuda", "batch=16", "accumulate=2", "optimizer=adamw"});
   SmokeTask single(kSamples, kSeed);
   Trainer(settings, single).fit();

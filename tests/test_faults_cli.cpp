@@ -12,6 +12,7 @@
 
 #include "io/checkpoint.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 
 using namespace trainer::testing;
 namespace fs = std::filesystem;
@@ -100,7 +101,7 @@ TEST_CASE("resume from a truncated or corrupted last.pt is refused, naming the f
   CHECK(intact.exit_code == 0);
 }
 
-TEST_CASE("a second run in a busy run folder is refused; the lock goes with the run however it ends", "[faults][cli]") {
+TEST_CASE("a second run in a busy run folder is refused, the lock goes with the run however it ends", "[faults][cli]") {
   TempDir dir("faults-lock");
   write_two_class_images(dir / "data", {8, 4, 16, 5, "a", "b"});
   // Never finishes by itself; last.pt after every update.
@@ -236,8 +237,7 @@ TEST_CASE("a run folder made read-only mid-run stops the run with a clear error 
   std::string make_read_only = "chmod -R a-w '" + folder.string() + "'";
   if (::geteuid() == 0) {
     if (run_command("unshare -m true").exit_code != 0) {
-      WARN("skipped: running as root, where chmod does not stop writes, and unshare -m is not permitted here");
-      return;
+      skip_test("running as root, where chmod does not stop writes, and unshare -m is not permitted here");
     }
     make_read_only = "mount --bind '" + folder.string() + "' '" + folder.string() + "' && mount -o remount,bind,ro '" +
                      folder.string() + "' '" + folder.string() + "'";

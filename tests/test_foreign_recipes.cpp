@@ -33,7 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Ultralytics 8.3's default.yaml, byte for byte (tests/fixtures/ultralytics/README.md says whence).
-const std::string kDefaultYaml = std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-8.3.yaml";
+const std::string kDefaultYaml =
+    std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-8.3.yaml";
 const std::string kUsersFixtures = std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/users/";
 
 std::string error_of(const std::string& file, const std::vector<std::string>& overrides = {}) {
@@ -139,14 +140,76 @@ TEST_CASE("Ultralytics 8.3's default.yaml loads in one run", "[config][foreign]"
   CHECK_FALSE(settings.detect.conf.has_value());
   CHECK(settings.output.name == "train");
   // One info line names the keys that mean nothing here at Ultralytics' defaults.
-  CHECK_THAT(log.text(), Catch::Contains("ignored: mode, save, rect, cos_lr, profile, multi_scale"));
+  CHECK_THAT(log.text(),
+             Catch::Contains("ignored: mode, save, rect, cos_lr, profile, multi_scale"));
   // Keys another mode or task reads, in one line.
   CHECK_THAT(log.text(), Catch::Contains("verbose (Ultralytics: log output)") &&
                              Catch::Contains("tracker (Ultralytics: track)") &&
                              Catch::Contains("format (Ultralytics: export)"));
 }
 
-TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key table", "[config][foreign]") {
+namespace {
+
+// Each era's default.yaml as released (tests/fixtures/ultralytics/README.md says whence), loaded
+// whole by the binary, and what it must come to. Where an era's file is refused, `outcome` is the
+// refusal's text naming the key, and `exit_code` 2.
+struct EraOutcome {
+  std::string era;
+  int exit_code;
+  std::vector<std::string> outcome;  // lines of `trainer keys` (or of its error)
+};
+
+const std::vector<EraOutcome> kEras = {
+    // 8.0 (ultralytics/yolo/cfg/): SGD by default, close_mosaic 0, patience 50, and its own
+    // retired keys (image_weights, line_thickness, boxes, v5loader) among the ignored. Keys that
+    // only another mode or task reads are named apart from those that mean nothing here.
+    {"8.0",
+     0,
+     {"optimizer: sgd", "close_mosaic: 0", "patience: 50",
+      "32 keys that their tool reads only in the mode", "7 keys of other tools mean nothing here",
+      "image_weights", "line_thickness", "v5loader"}},
+    {"8.1",
+     0,
+     {"optimizer: auto", "close_mosaic: 10", "patience: 100",
+      "33 keys that their tool reads only in the mode", "8 keys of other tools mean nothing here",
+      "stream_buffer", "show_boxes", "bgr"}},
+    {"8.2",
+     0,
+     {"optimizer: auto", "workers: 0", "patience: 100",
+      "33 keys that their tool reads only in the mode", "8 keys of other tools mean nothing here"}},
+    {"8.3",
+     0,
+     {"optimizer: auto", "patience: 100", "35 keys that their tool reads only in the mode",
+      "8 keys of other tools mean nothing here", "fuse"}},
+};
+
+std::string era_file(const EraOutcome& era) {
+  return std::string(TRAINER_SOURCE_DIR) + "/tests/fixtures/ultralytics/default-" + era.era +
+         ".yaml";
+}
+
+}  // namespace
+
+TEST_CASE("each Ultralytics era's default.yaml loads whole through the binary",
+          "[config][foreign][cli]") {
+  for (const EraOutcome& era : kEras) {
+    const std::string file = era_file(era);
+    const CommandResult keys = run_trainer("keys cfg=" + file);
+    INFO(file << "\n" << keys.output);
+    CHECK(keys.exit_code == era.exit_code);
+    if (era.exit_code == 0) {
+      // Every era: a detection recipe of yolov8n, 100 epochs at 640, none of its values refused.
+      for (const char* line :
+           {"\ntask: detect\n", "\nmodel: yolov8n\n", "\nepochs: 100\n", "\nimgsz: 640\n"})
+        CHECK_THAT(keys.output, Catch::Contains(line));
+    }
+    for (const std::string& expected : era.outcome)
+      CHECK_THAT(keys.output, Catch::Contains(expected));
+  }
+}
+
+TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key table",
+          "[config][foreign]") {
   for (ForeignTool tool : {ForeignTool::ultralytics, ForeignTool::easyocr}) {
     std::set<std::string> seen;
     for (const std::string& name : tool_file_keys(tool)) {
@@ -156,10 +219,13 @@ TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key tab
     }
   }
   const auto& ultralytics = tool_file_keys(ForeignTool::ultralytics);
-  // 8.3's default.yaml, and the args.yaml shapes of 8.0 to 8.4 (tests/fixtures/users/).
-  for (const std::string& file : {kDefaultYaml, kUsersFixtures + "ultralytics-8.0-args.yaml",
-                                  kUsersFixtures + "ultralytics-8.1-args.yaml", kUsersFixtures + "ultralytics-8.2-args.yaml",
-                                  kUsersFixtures + "ultralytics-8.3-args.yaml", kUsersFixtures + "ultralytics-8.4-args.yaml"}) {
+  // The default.yaml of every era, and the args.yaml shapes of 8.0 to 8.4 (tests/fixtures/users/).
+  std::vector<std::string> files;
+  for (const EraOutcome& era : kEras) files.push_back(era_file(era));
+  for (const char* era : {"8.0", "8.1", "8.2", "8.3", "8.4"}) {
+    files.push_back(kUsersFixtures + "ultralytics-" + era + "-args.yaml");
+  }
+  for (const std::string& file : files) {
     for (const std::string& name : file_keys(file)) {
       INFO(file << ": " << name);
       CHECK(std::find(ultralytics.begin(), ultralytics.end(), name) != ultralytics.end());
@@ -168,7 +234,8 @@ TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key tab
   const auto& easyocr = tool_file_keys(ForeignTool::easyocr);
   TempDir dir("easyocr-keys");
   write_text(dir / "en_filtered_config.yaml", en_filtered_config());
-  for (const std::string& file : {dir.file("en_filtered_config.yaml"), kUsersFixtures + "easyocr-config.yaml"}) {
+  for (const std::string& file :
+       {dir.file("en_filtered_config.yaml"), kUsersFixtures + "easyocr-config.yaml"}) {
     for (const std::string& name : file_keys(file)) {
       INFO(file << ": " << name);
       CHECK(std::find(easyocr.begin(), easyocr.end(), name) != easyocr.end());
@@ -178,10 +245,13 @@ TEST_CASE("every key of Ultralytics' and EasyOCR's files is known to the key tab
 
 TEST_CASE("an Ultralytics run's args.yaml and our own load the same way", "[config][foreign]") {
   TempDir dir("args-yaml");
-  // As Ultralytics writes it: yaml.safe_dump(vars(args), sort_keys=False) after the run's overrides.
+  // As Ultralytics writes it: yaml.safe_dump(vars(args), sort_keys=False) after the run's
+  // overrides.
   const CommandResult dumped = run_command(
-      "/usr/bin/python3 -c \"import yaml,sys; a=yaml.safe_load(open(sys.argv[1])); a.update(model='yolov8s.pt', "
-      "data='coco8.yaml', epochs=3, batch=8, name='train', device='cpu', save_dir='runs/detect/train'); "
+      "/usr/bin/python3 -c \"import yaml,sys; a=yaml.safe_load(open(sys.argv[1])); "
+      "a.update(model='yolov8s.pt', "
+      "data='coco8.yaml', epochs=3, batch=8, name='train', device='cpu', "
+      "save_dir='runs/detect/train'); "
       "yaml.safe_dump(a, open(sys.argv[2], 'w'), sort_keys=False, allow_unicode=True)\" " +
       kDefaultYaml + " " + dir.file("args.yaml"));
   INFO(dumped.output);
@@ -204,7 +274,9 @@ TEST_CASE("an Ultralytics run's args.yaml and our own load the same way", "[conf
 }
 
 TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[config][foreign]") {
-  const auto settings = [](std::vector<std::string> overrides) { return load_settings(std::nullopt, overrides); };
+  const auto settings = [](std::vector<std::string> overrides) {
+    return load_settings(std::nullopt, overrides);
+  };
   CHECK(settings({"device=[7]"}).run.device == "cuda:7");
   CHECK(settings({"device=-1"}).run.device == "auto");
   CHECK(settings({"device="}).run.device == "auto");
@@ -212,24 +284,30 @@ TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[
   CHECK(settings({"patience=0"}).output.patience == 0);
   CHECK(settings({"save_period=0"}).output.save_period == -1);
   CHECK(settings({"cos_lr=true"}).schedule.scheduler == SchedulerKind::cosine);
-  CHECK(settings({"scheduler=onecycle", "cos_lr=false"}).schedule.scheduler == SchedulerKind::onecycle);
+  CHECK(settings({"scheduler=onecycle", "cos_lr=false"}).schedule.scheduler ==
+        SchedulerKind::onecycle);
   CHECK(settings({"imgsz=1920,1080"}).data.imgsz == 1920);
-  CHECK(settings({"freeze=0,2"}).run.freeze.layers == std::vector<std::string>{"model.0", "model.2"});
+  CHECK(settings({"freeze=0,2"}).run.freeze.layers ==
+        std::vector<std::string>{"model.0", "model.2"});
   CHECK(settings({"freeze=3"}).run.freeze.first_layers == 3);
   CHECK(settings({"name="}).output.name == Settings{}.output.name);
   TempDir dir("ultralytics-values");
   write_text(dir / "empty.yaml", "");
-  CHECK_THAT(error_of(dir.file("empty.yaml"), {"device=mps"}), Catch::Contains("mps") && Catch::Contains("CPU and CUDA"));
+  CHECK_THAT(error_of(dir.file("empty.yaml"), {"device=mps"}),
+             Catch::Contains("mps") && Catch::Contains("CPU and CUDA"));
   CHECK_THAT(error_of(dir.file("empty.yaml"), {"optimizer=MuSGD"}), Catch::Contains("MuSGD"));
   // The file and the command line are merged before anything is checked.
-  write_text(dir / "args.yaml", "device: mps\nproject: ''\nfreeze: [10]\nverbose: false\nhalf: true\n");
-  CHECK_THAT(error_of(dir.file("args.yaml")), Catch::Contains("args.yaml:1:9") && Catch::Contains("mps"));
+  write_text(dir / "args.yaml",
+             "device: mps\nproject: ''\nfreeze: [10]\nverbose: false\nhalf: true\n");
+  CHECK_THAT(error_of(dir.file("args.yaml")),
+             Catch::Contains("args.yaml:1:9") && Catch::Contains("mps"));
   const Settings merged = load_settings(dir.file("args.yaml"), {"device=cpu"});
   CHECK(merged.run.device == "cpu");
   CHECK(merged.run.freeze.layers == std::vector<std::string>{"model.10"});
   CHECK_FALSE(merged.output.project.empty());
   // EasyOCR's '' is a value of symbol, and the default of experiment_name.
-  write_text(dir / "easyocr.yaml", "experiment_name: ''\nsymbol: ''\nlang_char: ''\nnumber: '0123456789'\n");
+  write_text(dir / "easyocr.yaml",
+             "experiment_name: ''\nsymbol: ''\nlang_char: ''\nnumber: '0123456789'\n");
   const Settings easyocr = load_settings(dir.file("easyocr.yaml"), {});
   CHECK(easyocr.ocr.symbol.empty());
   CHECK(easyocr.ocr.lang_char.empty());
@@ -237,15 +315,18 @@ TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[
 }
 
 TEST_CASE("pretrained is Ultralytics' boolean or a path", "[config][foreign]") {
-  CHECK(load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=True"}).run.pretrained == "yolov8s.pt");
+  CHECK(load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=True"}).run.pretrained ==
+        "yolov8s.pt");
   const Settings scratch = load_settings(std::nullopt, {"model=yolov8s.pt", "pretrained=False"});
   CHECK(scratch.run.pretrained.empty());
   CHECK(scratch.run.model == "yolov8s");
   CHECK(load_settings(std::nullopt, {"pretrained=true"}).run.pretrained.empty());
-  CHECK(load_settings(std::nullopt, {"pretrained=weights/best.pt"}).run.pretrained == "weights/best.pt");
+  CHECK(load_settings(std::nullopt, {"pretrained=weights/best.pt"}).run.pretrained ==
+        "weights/best.pt");
 }
 
-TEST_CASE("a recipe's problems come all at once, each at its file:line:column", "[config][foreign]") {
+TEST_CASE("a recipe's problems come all at once, each at its file:line:column",
+          "[config][foreign]") {
   TempDir dir("problems");
   write_text(dir / "r.yaml",
              "epochs: 3\n"
@@ -260,16 +341,21 @@ TEST_CASE("a recipe's problems come all at once, each at its file:line:column", 
   INFO(error);
   CHECK_THAT(error, Catch::StartsWith("5 problems in the recipe:"));
   CHECK_THAT(error, Catch::Contains("r.yaml:3:8: key 'batch'"));
-  CHECK_THAT(error, Catch::Contains("r.yaml:5:1: unknown key 'acumulate'") && Catch::Contains("'accumulate'"));
-  CHECK_THAT(error, Catch::Contains("r.yaml:6:7: rect=True (Ultralytics) asks for what is not done here"));
+  CHECK_THAT(error, Catch::Contains("r.yaml:5:1: unknown key 'acumulate'") &&
+                        Catch::Contains("'accumulate'"));
+  CHECK_THAT(error,
+             Catch::Contains("r.yaml:6:7: rect=True (Ultralytics) asks for what is not done here"));
   CHECK_THAT(error, Catch::Contains("r.yaml:7:9:") && Catch::Contains("class weights"));
-  CHECK_THAT(error, Catch::Contains("override 'mode=val'") && Catch::Contains("the mode is the command"));
+  CHECK_THAT(error,
+             Catch::Contains("override 'mode=val'") && Catch::Contains("the mode is the command"));
   CHECK(error.find("verbose") == std::string::npos);
   // An empty value is the key's default, and a problem right after one is placed on its own line.
   write_text(dir / "empty.yaml", "model:\ndata:\nimgsz:\nfliplr: 2\n");
-  CHECK_THAT(error_of(dir.file("empty.yaml")), Catch::StartsWith(dir.file("empty.yaml") + ":4:9: key 'fliplr'"));
+  CHECK_THAT(error_of(dir.file("empty.yaml")),
+             Catch::StartsWith(dir.file("empty.yaml") + ":4:9: key 'fliplr'"));
   write_text(dir / "unknown.yaml", "epochs: 3\nnot_a_key:\n");
-  CHECK_THAT(error_of(dir.file("unknown.yaml")), Catch::Contains("unknown.yaml:2:1: unknown key 'not_a_key'"));
+  CHECK_THAT(error_of(dir.file("unknown.yaml")),
+             Catch::Contains("unknown.yaml:2:1: unknown key 'not_a_key'"));
 }
 
 TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config][foreign][ocr]") {
@@ -317,17 +403,19 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
     CHECK(settings.optim.momentum == Approx(0.9));
   }
   SECTION("EasyOCR's '-' lists, 'None' characters, freezes and other architectures") {
-    const Settings settings =
-        load_settings(std::nullopt, {"select_data=MJ-ST", "batch_ratio=0.5-0.5", "lang_char=None",
-                                     "freeze_FeatureFxtraction=True", "freeze_SequenceModeling=true"});
+    const Settings settings = load_settings(
+        std::nullopt, {"select_data=MJ-ST", "batch_ratio=0.5-0.5", "lang_char=None",
+                       "freeze_FeatureFxtraction=True", "freeze_SequenceModeling=true"});
     CHECK(settings.run.task == TaskKind::ocr);
     CHECK(settings.ocr.select_data == std::vector<std::string>{"MJ", "ST"});
     CHECK(settings.ocr.batch_ratio == std::vector<double>{0.5, 0.5});
     CHECK(settings.ocr.charset == "train_labels");
     CHECK(load_settings(std::nullopt, {"optim=False"}).optim.kind == OptimizerKind::adadelta);
     CHECK(load_settings(std::nullopt, {"optim=adam", "rho=0.9"}).optim.kind == OptimizerKind::adam);
-    CHECK_THROWS_WITH(load_settings(std::nullopt, {"optim=sgd"}), Catch::Contains("False (Adadelta) or adam"));
-    CHECK(settings.run.freeze.layers == std::vector<std::string>{"FeatureExtraction", "SequenceModeling"});
+    CHECK_THROWS_WITH(load_settings(std::nullopt, {"optim=sgd"}),
+                      Catch::Contains("False (Adadelta) or adam"));
+    CHECK(settings.run.freeze.layers ==
+          std::vector<std::string>{"FeatureExtraction", "SequenceModeling"});
     const std::string error = [] {
       try {
         load_settings(std::nullopt, {"Transformation=TPS", "Prediction=Attn", "decode=beamsearch"});
@@ -341,17 +429,23 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
   }
 }
 
-TEST_CASE("docs/ultralytics.md and docs/easyocr.md are the ones the key table makes", "[config][foreign]") {
-  INFO("stale: regenerate with `build/trainer keys --markdown --from ultralytics > docs/ultralytics.md` (and easyocr)");
+TEST_CASE("docs/ultralytics.md and docs/easyocr.md are the ones the key table makes",
+          "[config][foreign]") {
+  INFO(
+      "stale: regenerate with `build/trainer keys --markdown --from ultralytics > "
+      "docs/ultralytics.md` (and easyocr)");
   CHECK(read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/ultralytics.md") ==
         tool_keys_markdown(ForeignTool::ultralytics));
-  CHECK(read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/easyocr.md") == tool_keys_markdown(ForeignTool::easyocr));
+  CHECK(read_text(std::string(TRAINER_SOURCE_DIR) + "/docs/easyocr.md") ==
+        tool_keys_markdown(ForeignTool::easyocr));
   CHECK(tool_keys_markdown(ForeignTool::easyocr).find("| unknown |") == std::string::npos);
 }
 
-TEST_CASE("EasyOCR's config and data layout train and validate through the binary", "[ocr][cli][foreign]") {
+TEST_CASE("EasyOCR's config and data layout train and validate through the binary",
+          "[ocr][cli][foreign]") {
   TempDir dir("easyocr-layout");
-  REQUIRE(run_trainer("data digits --out " + dir.file("digits") + " --train 24 --val 8 --seed 3").exit_code == 0);
+  REQUIRE(run_trainer("data digits --out " + dir.file("digits") + " --train 24 --val 8 --seed 3")
+              .exit_code == 0);
   // EasyOCR's folders as its config names them: train_data all_data, of which select_data picks
   // en_train_filtered (here a symlinked folder), and valid_data all_data/en_val.
   fs::create_directories(dir / "all_data");
@@ -381,12 +475,13 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   const CommandResult dropped = run_trainer("train --config " + dir.file("en.yaml") + small);
   INFO(dropped.output);
   CHECK(dropped.exit_code == 2);
-  CHECK_THAT(dropped.output, Catch::Contains("2 of 24 labels dropped for characters outside the character set") &&
-                                 Catch::Contains("labels.csv:2 'ü") && Catch::Contains("labels.csv:3 'ü") &&
-                                 Catch::Contains("max_bad_fraction=0.01"));
+  CHECK_THAT(dropped.output,
+             Catch::Contains("2 of 24 labels dropped for characters outside the character set") &&
+                 Catch::Contains("labels.csv:2 'ü") && Catch::Contains("labels.csv:3 'ü") &&
+                 Catch::Contains("max_bad_fraction=0.01"));
 
-  const CommandResult warned =
-      run_trainer("train --config " + dir.file("en.yaml") + small + " max_bad_fraction=0.1 name=warned");
+  const CommandResult warned = run_trainer("train --config " + dir.file("en.yaml") + small +
+                                           " max_bad_fraction=0.1 name=warned");
   INFO(warned.output);
   REQUIRE(warned.exit_code == 0);
   CHECK_THAT(warned.output, Catch::Contains("2 of 24 labels dropped"));
@@ -394,14 +489,16 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   // lang_char 'None' takes the characters of the labels: every label is kept.
   replaced["lang_char"] = "lang_char: 'None'";
   write_text(dir / "none.yaml", en_filtered_config(replaced));
-  const CommandResult trained = run_trainer("train --config " + dir.file("none.yaml") + small + " contrast_adjust=0.4");
+  const CommandResult trained =
+      run_trainer("train --config " + dir.file("none.yaml") + small + " contrast_adjust=0.4");
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
   CHECK(trained.output.find("dropped") == std::string::npos);
   const CommandResult missing = run_trainer("train --config " + dir.file("none.yaml") + small +
                                             " name=missing valid_data=" + dir.file("nowhere"));
   CHECK(missing.exit_code == 2);
-  CHECK_THAT(missing.output, Catch::Contains("valid_data=" + dir.file("nowhere") + " is not a folder"));
+  CHECK_THAT(missing.output,
+             Catch::Contains("valid_data=" + dir.file("nowhere") + " is not a folder"));
   CHECK_THAT(trained.output, Catch::Contains("ocr train: en_train_filtered 24 samples"));
   const fs::path run = dir / "runs" / "ocr" / "en_filtered";
   REQUIRE(fs::exists(run / "weights" / "last.pt"));
@@ -414,7 +511,8 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   REQUIRE(updates != results.header.end());
   CHECK(results.rows[1].at(static_cast<size_t>(updates - results.header.begin())) == 2);
   CHECK_THAT(read_text(run / "args.yaml"), Catch::Contains("charset: ") && Catch::Contains("ü"));
-  const CommandResult validated = run_trainer("val --weights " + (run / "weights" / "last.pt").string());
+  const CommandResult validated =
+      run_trainer("val --weights " + (run / "weights" / "last.pt").string());
   INFO(validated.output);
   REQUIRE(validated.exit_code == 0);
   CHECK_THAT(validated.output, Catch::Contains("norm_ED"));

@@ -11,6 +11,7 @@
 #include "io/tensor_archive.h"
 #include "optim/fused_optimizer.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 #include "util/error.h"
 #include "util/torch_compat.h"
 
@@ -485,11 +486,8 @@ TEST_CASE("A skipped step with zero_grads leaves params and state bit-identical,
 }
 
 TEST_CASE("CUDA updates of every kind (torch's fused kernels where LibTorch has them) match the CPU, scale and skip",
-          "[engine][gpu]") {
-  if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: the device update is not tried");
-    return;
-  }
+          "[engine][.gpu]") {
+  trainer::testing::require_cuda_device();
   const torch::Device cuda(torch::kCUDA);
   for (OptimizerKind kind : kAllKinds) {
     INFO(to_string(kind));

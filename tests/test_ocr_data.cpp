@@ -108,7 +108,7 @@ TEST_CASE("a missing image names labels.csv and its line", "[ocr][data]") {
                     Catch::Contains("labels.csv:4") && Catch::Contains("gone.png"));
 }
 
-TEST_CASE("select_data picks folders and their subfolders; unknown names are listed", "[ocr][data]") {
+TEST_CASE("select_data picks folders and their subfolders, unknown names are listed", "[ocr][data]") {
   TempDir dir("ocr-select");
   write_folder(dir / "en" / "a", {"1.png,1"});
   write_folder(dir / "en" / "b", {"1.png,2", "2.png,3"});
@@ -140,7 +140,7 @@ TEST_CASE("select_data picks folders and their subfolders; unknown names are lis
   CHECK(OcrDataset(dir.path() / "en", digits_and_lower(), options).size() == 3);
 }
 
-TEST_CASE("image sizes come from PNG and JPEG headers; widths follow EasyOCR's rounding", "[ocr][data]") {
+TEST_CASE("image sizes come from PNG and JPEG headers, widths follow EasyOCR's rounding", "[ocr][data]") {
   TempDir dir("ocr-size");
   cv::Mat image(37, 123, CV_8UC3, cv::Scalar(10, 20, 30));
   REQUIRE(cv::imwrite(dir.file("a.png"), image));

@@ -1,6 +1,9 @@
 // `trainer export … format=onnx` end to end, one tiny trained run per family.
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <cstdlib>
+#include <tuple>
 #include <functional>
 #include <regex>
 
@@ -116,6 +119,42 @@ SameResult same_within(double tolerance) {
   };
 }
 
+struct Detection {
+  std::string label;
+  std::array<int, 4> box;  // x1 y1 x2 y2, rounded to pixels as predict prints them
+  double confidence;
+  bool operator<(const Detection& other) const { return std::tie(label, box) < std::tie(other.label, other.box); }
+};
+
+// The detections "label confidence [x1 y1 x2 y2], …" of one predict line, by label and box: the
+// untrained model gives every class the same confidence for a box, an order NMS may break either
+// way between two runtimes.
+std::vector<Detection> detections_of(const std::string& line) {
+  const std::regex detection(R"(([^ ,:]+) ([0-9.]+) \[(-?[0-9]+) (-?[0-9]+) (-?[0-9]+) (-?[0-9]+)\])");
+  std::vector<Detection> found;
+  for (std::sregex_iterator it(line.begin(), line.end(), detection), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    found.push_back({m[1], {std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])}, std::stod(m[2])});
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The same detections of one image: confidences within 2e-5 (predict prints 5 decimals here) and
+// box corners within a pixel (printed rounded to pixels, a corner within half a pixel either side
+// may print one pixel apart). Returns how many it compared.
+size_t same_detections(const std::string& checkpoint_line, const std::string& onnx_line) {
+  INFO(checkpoint_line << "\n" << onnx_line);
+  const std::vector<Detection> expected = detections_of(checkpoint_line), actual = detections_of(onnx_line);
+  REQUIRE(actual.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(actual[i].label == expected[i].label);
+    CHECK(actual[i].confidence == Approx(expected[i].confidence).margin(2e-5));
+    for (size_t corner = 0; corner < 4; ++corner) CHECK(std::abs(actual[i].box[corner] - expected[i].box[corner]) <= 1);
+  }
+  return expected.size();
+}
+
 }  // namespace
 
 TEST_CASE("predict and val through an exported ONNX file give the checkpoint's results", "[onnx][cli]") {
@@ -132,8 +171,15 @@ TEST_CASE("predict and val through an exported ONNX file give the checkpoint's r
   }
   SECTION("detection: the same boxes") {
     const std::string checkpoint = train_detect(dir);
+    size_t detections = 0;
     check_deployed(checkpoint, {"precision", "recall", "mAP50", "mAP50-95"}, dir.file("shapes/images/val"),
-                   " conf=0.01 exist_ok", same_within(1.0));
+                   " conf=0.001 max_det=5 --digits 5 exist_ok",
+                   [&](const std::string& expected, const std::string& actual) {
+                     detections += same_detections(expected, actual);
+                   });
+    // Boxes to compare: the one-epoch model scores every box near its class prior (about 0.0025),
+    // so at predict's usual conf=0.01 it finds none, and a comparison of "no objects" proves nothing.
+    CHECK(detections > 0);
   }
 }
 

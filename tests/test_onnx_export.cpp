@@ -22,9 +22,11 @@ namespace {
 
 struct Family {
   std::string name;
+  std::shared_ptr<torch::nn::Module> model;
   onnx_export::ModelGraph graph;
   ModelCard card;
-  std::function<torch::Tensor(const torch::Tensor&)> reference;  ///< LibTorch's output in the exported layout
+  std::function<torch::Tensor(const torch::Tensor&)>
+      reference;  ///< LibTorch's output in the exported layout
 };
 
 // Norm statistics and affine parameters away from their initial 0/1, so that folding and
@@ -47,7 +49,11 @@ void randomize_norms(torch::nn::Module& model) {
 Family resnet_family() {
   LogitsModel model = build_logits_model({"resnet18", 3, 5}, TaskKind::classify);
   randomize_norms(*model.module);
-  return {"resnet18", model.onnx_graph, {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32}, model.forward};
+  return {"resnet18",
+          model.module,
+          model.onnx_graph,
+          {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32},
+          model.forward};
 }
 
 Family crnn_family() {
@@ -58,6 +64,7 @@ Family crnn_family() {
   LogitsModel model = build_logits_model({"crnn", 1, 11, NormKind::batch, &ocr}, TaskKind::ocr);
   randomize_norms(*model.module);
   return {"crnn",
+          model.module,
           model.onnx_graph,
           {"ocr", "crnn", {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, 1, 64, 64},
           model.forward};
@@ -68,17 +75,19 @@ Family yolo_family() {
   DetectorModel model = build_detector({"yolov8n", 3, 3});
   randomize_norms(*model.module);
   return {"yolov8n",
+          model.module,
           model.onnx_graph,
           {"detect", "yolov8n", {"circle", "it's", "say \"hi\""}, 3, 64, 96},
           [model](const torch::Tensor& x) {
-            return decode_predictions(model.forward(x), model.strides, model.reg_max, BoxFormat::cxcywh);
+            return decode_predictions(model.forward(x), model.strides, model.reg_max,
+                                      BoxFormat::cxcywh);
           }};
 }
 
 std::vector<Family> families() { return {resnet_family(), crnn_family(), yolo_family()}; }
 
-std::filesystem::path write_onnx(const TempDir& dir, const Family& family, const OnnxOptions& options,
-                                 const std::string& tag) {
+std::filesystem::path write_onnx(const TempDir& dir, const Family& family,
+                                 const OnnxOptions& options, const std::string& tag) {
   const auto path = dir / (family.name + "-" + tag + ".onnx");
   write_text(path, onnx_export::export_onnx(family.graph, family.card, options).bytes);
   return path;
@@ -87,6 +96,24 @@ std::filesystem::path write_onnx(const TempDir& dir, const Family& family, const
 double relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
   REQUIRE(actual.sizes() == expected.sizes());
   return (actual - expected).abs().max().item<double>() / expected.abs().max().item<double>();
+}
+
+// The family's reference output with its parameters and buffers rounded to fp16 and back, the
+// model's own values restored afterwards.
+torch::Tensor rounded_to_half_reference(const Family& family, const torch::Tensor& input) {
+  std::vector<torch::Tensor> saved;
+  std::vector<torch::Tensor> values;
+  for (const auto& parameter : family.model->parameters()) values.push_back(parameter);
+  for (const auto& buffer : family.model->buffers()) {
+    if (buffer.is_floating_point()) values.push_back(buffer);
+  }
+  for (torch::Tensor& value : values) {
+    saved.push_back(value.clone());
+    value.copy_(value.to(torch::kHalf).to(torch::kFloat));
+  }
+  const torch::Tensor output = family.reference(input);
+  for (size_t i = 0; i < values.size(); ++i) values[i].copy_(saved[i]);
+  return output;
 }
 
 }  // namespace
@@ -104,16 +131,51 @@ TEST_CASE("each family's ONNX graph gives LibTorch's outputs in OpenCV DNN", "[o
         options.batch = 2;
         onnx_export::OpenCvModel net(
             write_onnx(dir, family, options, std::to_string(simplify) + std::to_string(dynamic)));
-        const std::vector<int64_t> batches = dynamic ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{2};
+        const std::vector<int64_t> batches =
+            dynamic ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{2};
         for (const int64_t batch : batches) {
           INFO("batch " << batch);
           torch::manual_seed(batch);
-          const torch::Tensor input = torch::rand({batch, family.card.channels, family.card.height, family.card.width});
+          const torch::Tensor input =
+              torch::rand({batch, family.card.channels, family.card.height, family.card.width});
           const double error = relative_error(net.run(input), family.reference(input));
           CHECK(error < 1e-4);
         }
       }
     }
+  }
+}
+
+TEST_CASE("each family's fp16 ONNX file gives LibTorch's fp32 outputs within fp16's rounding",
+          "[onnx][opencv]") {
+  torch::NoGradGuard no_grad;
+  TempDir dir("onnx-half");
+  OnnxOptions half;
+  half.half = true;
+  // OpenCV DNN reads fp32 files only: the fp16 files' own values go into fp32 copies of their
+  // graphs (the script also fails unless a file is fp16 throughout).
+  // One set of models for the files and the references (resnet18's convolutions are not seeded).
+  const std::vector<Family> exported = families();
+  std::string pairs;
+  for (const Family& family : exported) {
+    pairs += " " + quoted(write_onnx(dir, family, half, "half").string()) + " " +
+             quoted(dir.file(family.name + ".fp32.onnx"));
+  }
+  run_python("onnx_half_as_float.py", pairs);
+  for (const Family& family : exported) {
+    INFO(family.name);
+    onnx_export::OpenCvModel net(dir / (family.name + ".fp32.onnx"));
+    torch::manual_seed(11);
+    const torch::Tensor input =
+        torch::rand({1, family.card.channels, family.card.height, family.card.width});
+    const torch::Tensor expected = family.reference(input);
+    // What rounding the weights to fp16 costs, measured in LibTorch: the file may be that far off,
+    // give or take the ordering of fp32 sums (measured: within 0.2 % of it for each family).
+    const double rounding = relative_error(rounded_to_half_reference(family, input), expected);
+    const double error = relative_error(net.run(input), expected);
+    INFO("fp16 file " << error << ", weights rounded to fp16 in LibTorch " << rounding);
+    CHECK(error < 1.5 * rounding + 1e-5);
+    CHECK(error < 1e-2);  // fp16 keeps 11 significant bits: a few parts in 10^4 per weight
   }
 }
 
@@ -152,7 +214,8 @@ TEST_CASE("exported ONNX files pass python3-onnx's checker and shape inference",
   }
   std::string files;
   for (const Family& family : families()) {
-    for (const auto& [tag, options] : variants) files += " " + quoted(write_onnx(dir, family, options, tag).string());
+    for (const auto& [tag, options] : variants)
+      files += " " + quoted(write_onnx(dir, family, options, tag).string());
   }
   OnnxOptions wide;
   wide.imgsz = std::vector<int64_t>{128, 64};
@@ -164,17 +227,21 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   const Family yolo = yolo_family();
   OnnxOptions options;
   options.imgsz = std::vector<int64_t>{100, 100};
-  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options),
-                    Catch::Contains("imgsz=100,100") && Catch::Contains("multiples of its stride 32"));
+  CHECK_THROWS_WITH(
+      onnx_export::export_onnx(yolo.graph, yolo.card, options),
+      Catch::Contains("imgsz=100,100") && Catch::Contains("multiples of its stride 32"));
   options = {};
   options.opset = 10;
   CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options),
                     Catch::Contains("opset=10 is not supported; use 11 to 17"));
   options = {};
   options.batch = 0;
-  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options), Catch::Contains("batch=0"));
-  const LogitsModel grouped = build_logits_model({"resnet18", 3, 2, NormKind::group}, TaskKind::classify);
-  CHECK_THROWS_WITH(onnx_export::export_onnx(grouped.onnx_graph, {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
+  CHECK_THROWS_WITH(onnx_export::export_onnx(yolo.graph, yolo.card, options),
+                    Catch::Contains("batch=0"));
+  const LogitsModel grouped =
+      build_logits_model({"resnet18", 3, 2, NormKind::group}, TaskKind::classify);
+  CHECK_THROWS_WITH(onnx_export::export_onnx(grouped.onnx_graph,
+                                             {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
                     Catch::Contains("norm=gn cannot be exported"));
   CHECK(onnx_export::parse_imgsz("640") == std::vector<int64_t>{640, 640});
   CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});
@@ -182,12 +249,14 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   CHECK_THROWS_AS(onnx_export::parse_imgsz("1,2,3"), UserError);
 }
 
-TEST_CASE("an exported file's metadata gives back its card: names, charset, size and normalisation", "[onnx]") {
+TEST_CASE("an exported file's metadata gives back its card: names, charset, size and normalisation",
+          "[onnx]") {
   TempDir dir("onnx-card");
   for (Family family : families()) {
     INFO(family.name);
     const size_t channels = static_cast<size_t>(family.card.channels);
-    family.card.normalization = {std::vector<double>(channels, 0.485), std::vector<double>(channels, 0.229)};
+    family.card.normalization = {std::vector<double>(channels, 0.485),
+                                 std::vector<double>(channels, 0.229)};
     const auto path = write_onnx(dir, family, {}, "card");
     const std::optional<ModelCard> card =
         onnx_export::card_of_metadata(onnx_export::read_onnx_file_info(path).metadata);
@@ -201,8 +270,10 @@ TEST_CASE("an exported file's metadata gives back its card: names, charset, size
     CHECK(card->normalization.std == family.card.normalization.std);
   }
   // Ultralytics' own files: no mean and std, which detection does not need; a classifier does.
-  std::map<std::string, std::string> metadata{
-      {"task", "detect"}, {"imgsz", "[64, 64]"}, {"channels", "3"}, {"names", R"({0: 'a\'b"c', 1: "it's"})"}};
+  std::map<std::string, std::string> metadata{{"task", "detect"},
+                                              {"imgsz", "[64, 64]"},
+                                              {"channels", "3"},
+                                              {"names", R"({0: 'a\'b"c', 1: "it's"})"}};
   const std::optional<ModelCard> detect = onnx_export::card_of_metadata(metadata);
   REQUIRE(detect);
   CHECK(detect->labels == std::vector<std::string>{"a'b\"c", "it's"});

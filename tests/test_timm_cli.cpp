@@ -17,36 +17,48 @@ namespace {
 struct DocumentedCommand {
   std::string arguments;             // after the launcher, DATA for the data folder
   std::vector<std::string> refused;  // the flags the error must name (our spelling), dropped for the run
+  // Lines of the run's args.yaml that the command's other flags must give, in our keys (--epochs,
+  // -b and -j are the test's own). --amp gives amp: auto, which is also the default, and
+  // --model-ema and --model-ema-decay 0.9999 give our defaults too: the table of foreign spellings
+  // (test_key_table.cpp) shows those flags take effect with values that differ from the defaults.
+  std::vector<std::string> effects;
 };
 
 // The MobileNetV3 line's `/--data-dir imagenet/` is a typo of the page, written as meant.
 const std::vector<DocumentedCommand> kCommands = {
     {"--data-dir DATA --model resnet50 --sched cosine --epochs 150 --warmup-epochs 5 --lr 0.4 --reprob 0.5 "
      "--remode pixel --batch-size 256 --amp -j 4",
-     {"remode"}},
+     {"remode"},
+     {"model: resnet50", "scheduler: cosine", "warmup_epochs: 5", "lr0: 0.4", "erasing: 0.5", "amp: auto"}},
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .97 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .016",
-     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode"}},
+     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode"},
+     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.016"}},
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .969 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.3 --amp --lr .016 --dist-bn reduce",
      {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
-      "dist_bn"}},
+      "dist_bn"},
+     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.3", "amp: auto", "lr0: 0.016"}},
     {"--data-dir DATA --model resnet50 --lr 0.1 --warmup-epochs 5 --epochs 160 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --remode pixel -b 112",
-     {"remode"}},
+     {"remode"},
+     {"lr0: 0.1", "warmup_epochs: 5", "weight_decay: 0.0001", "scheduler: cosine", "erasing: 0.4"}},
     {"--data-dir DATA -b 64 --model resnet50 --sched cosine --epochs 200 --lr 0.05 --amp --remode pixel --reprob 0.6 "
      "--aug-splits 3 --aa rand-m9-mstd0.5-inc1 --resplit --split-bn --jsd --dist-bn reduce",
-     {"remode", "aug_splits", "aa", "resplit", "split_bn", "jsd", "dist_bn"}},
+     {"remode", "aug_splits", "aa", "resplit", "split_bn", "jsd", "dist_bn"},
+     {"scheduler: cosine", "lr0: 0.05", "amp: auto", "erasing: 0.6"}},
     {"--data-dir DATA --model resnet50 -b 512 --sched step --epochs 600 --decay-epochs 2.4 --decay-rate .973 --opt "
      "rmsproptf --opt-eps .001 -j 7 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.2 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .064 --lr-noise 0.42 0.9",
      {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
-      "lr_noise"}},
+      "lr_noise"},
+     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.064"}},
     {"--data-dir DATA --model resnet50 --lr 0.6 --warmup-epochs 5 --epochs 240 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --recount 3 --remode pixel --aa rand-m7-mstd0.5-inc1 -b 192 -j 6 --amp --dist-bn reduce",
-     {"recount", "remode", "aa", "dist_bn"}},
+     {"recount", "remode", "aa", "dist_bn"},
+     {"lr0: 0.6", "warmup_epochs: 5", "weight_decay: 0.0001", "scheduler: cosine", "erasing: 0.4", "amp: auto"}},
 };
 
 std::vector<std::string> words(const std::string& text) {
@@ -99,11 +111,15 @@ TEST_CASE("timm's documented train.py commands: refused options all at once, the
     INFO(trained.output);
     CHECK(trained.exit_code == 0);
     CHECK_THAT(trained.output, Catch::Contains("top1"));
-    CHECK(std::filesystem::exists(dir / "runs" / "classify" / ("doc" + std::to_string(i)) / "weights" / "best.pt"));
+    const auto run = dir / "runs" / "classify" / ("doc" + std::to_string(i));
+    CHECK(std::filesystem::exists(run / "weights" / "best.pt"));
+    const std::string args = read_text(run / "args.yaml");
+    INFO(args);
+    for (const std::string& line : command.effects) CHECK_THAT(args, Catch::Contains("\n" + line + "\n"));
   }
 }
 
-TEST_CASE("timm's spellings are said in an info line; --key value works for every key", "[cli][timm]") {
+TEST_CASE("timm's spellings are said in an info line, --key value works for every key", "[cli][timm]") {
   const CommandResult flags = run_trainer(
       "keys --batch-size 32 --grad-accum-steps=4 --hflip 0.25 -j 3 --imgH 48 "
       "--model-ema --warmup-epochs=2 --crop-pct 0.9 --lr -0.5");

@@ -267,6 +267,7 @@ TEST_CASE("updates= and val_interval= through the binary: plan, rows, kill -9 an
   const CommandResult finish = run_trainer("train resume=" + last + " --quiet");
   INFO(finish.output);
   REQUIRE(finish.exit_code == 0);
+  CHECK(load_checkpoint(last).updates == 15);  // the resumed run trained on from the kill's update
   CHECK(identical(load_checkpoint(last).model, load_checkpoint(run / "reference" / "weights" / "last.pt").model));
   const ResultsTable resumed = read_results(run / "killed" / "results.csv");
   CHECK(resumed.rows.size() == 4);  // none repeated, none lost

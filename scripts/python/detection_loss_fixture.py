@@ -6,7 +6,9 @@ selection, so the dense fixed-shape C++ version is checked against an independen
 
 writes a plain dict: "levels" (list of three head outputs [B, 4*16+C, H, W] for a 64x64 input at
 strides 8/16/32), "targets" ([B, M, 5] rows class, cx, cy, w, h in pixels, class -1 = padding),
-"target_scores" ([B, A, C]) and "parts" ([3]: box, cls, dfl, gains applied, times B).
+"target_scores" ([B, A, C]), "parts" ([3]: box, cls, dfl, gains applied, times B) and "gradients"
+(the gradient of the parts' sum with respect to each of "levels", by autograd). As in Ultralytics,
+the assignment sees detached predictions: the targets it makes are constants to the loss.
 """
 import math
 import sys
@@ -100,8 +102,8 @@ def reference_loss(levels, targets):
         rows = targets[b][targets[b, :, 0] >= 0]
         labels = rows[:, 0].long()
         gt = torch.cat([rows[:, 1:3] - rows[:, 3:5] / 2, rows[:, 1:3] + rows[:, 3:5] / 2], 1)
-        owner, scores = assign(gt, labels, centres * strides[:, None], predicted[b] * strides[:, None],
-                               class_logits[b].sigmoid())
+        owner, scores = assign(gt, labels, centres * strides[:, None], (predicted[b] * strides[:, None]).detach(),
+                               class_logits[b].detach().sigmoid())
         target_scores[b] = scores
         for a in (owner >= 0).nonzero().flatten().tolist():
             weight = scores[a].sum()
@@ -130,14 +132,16 @@ def main(path):
         level = torch.randn(batch, 4 * REG_MAX + CLASSES, cells, cells)
         # Favour short distances so predicted boxes are about as large as the targets.
         level[:, :4 * REG_MAX] -= 0.4 * torch.arange(REG_MAX, dtype=torch.float).repeat(4)[None, :, None, None]
-        levels.append(level)
+        levels.append(level.requires_grad_())
     padding = [-1.0, 0.0, 0.0, 0.0, 0.0]
     targets = torch.tensor([
         [[0, 20, 22, 24, 20], [2, 30, 26, 30, 36], [1, 48, 44, 20, 30], [0, 12, 50, 18, 14]],
         [[1, 34, 30, 40, 44], padding, padding, padding],
     ])
     parts, target_scores = reference_loss(levels, targets)
-    torch.save({"levels": levels, "targets": targets, "target_scores": target_scores, "parts": parts}, path)
+    parts.sum().backward()
+    torch.save({"levels": [level.detach() for level in levels], "targets": targets, "target_scores": target_scores,
+                "parts": parts.detach(), "gradients": [level.grad for level in levels]}, path)
 
 
 if __name__ == "__main__":
