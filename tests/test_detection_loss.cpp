@@ -9,7 +9,7 @@
 #include <torch/optim/adam.h>
 
 #include "io/tensor_archive.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "tasks/box_ops.h"
 #include "tasks/detection_loss.h"
 #include "test_helpers.h"
@@ -202,7 +202,7 @@ TEST_CASE("detection loss computes in fp32 from low-precision head outputs", "[d
 
 TEST_CASE("detection loss trains a tiny YOLOv8n on a fixed batch", "[detect]") {
   torch::manual_seed(0);
-  YoloDetector model = make_yolo_detector("yolov8n", 3, 2);
+  Yolo model = make_yolo("yolov8n", 3, 2);
   model->train();
   const torch::Tensor images = torch::rand({2, 3, 64, 64});
   const torch::Tensor targets =

@@ -7,7 +7,7 @@
 #include "models/crnn.h"
 #include "models/resnet.h"
 #include "models/trainable.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "tasks/task_factory.h"
 #include "test_helpers.h"
 #include "util/error.h"
@@ -41,7 +41,7 @@ TEST_CASE("layers are counted as torchvision, EasyOCR and Ultralytics number the
                                  "fc"});
   CHECK(layer_names(*Crnn(CrnnOptions().output_channel(32).hidden_size(16).classes(11))) ==
         std::vector<std::string>{"FeatureExtraction", "SequenceModeling", "Prediction"});
-  const std::vector<std::string> yolo = layer_names(*make_yolo_detector("yolov8n", 3, 80));
+  const std::vector<std::string> yolo = layer_names(*make_yolo("yolov8n", 3, 80));
   // Ultralytics' yolov8.yaml: 10 backbone layers, 13 head layers, Upsample and Concat included.
   REQUIRE(yolo.size() == 23);
   CHECK(yolo.front() == "model.0");

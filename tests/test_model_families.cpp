@@ -13,8 +13,8 @@ using namespace trainer;
 
 TEST_CASE("the registered families name their models, tasks and defaults", "[families][config]") {
   CHECK(model_families_text(model_catalog()) ==
-        "resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x (task=detect) or yolo11n/s/m/l/x "
-        "(task=detect)");
+        "resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x (task=detect), yolo11n/s/m/l/x "
+        "(task=detect), yolov8n/s/m/l/x-cls (task=classify) or yolo11n/s/m/l/x-cls (task=classify)");
   CHECK(model_catalog().size() == model_families().size());
   CHECK(task_of_model("resnet50") == TaskKind::classify);
   CHECK(task_of_model("crnn") == TaskKind::ocr);

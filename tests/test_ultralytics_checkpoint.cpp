@@ -12,7 +12,7 @@
 #include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/torch_pickle.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "onnx/onnx_metadata.h"
 #include "test_helpers.h"
 #include "util/error.h"
@@ -40,10 +40,10 @@ void write_coco_named(const TempDir& dir, const std::string& name) {
 }
 
 // The model the fixture pickles: YOLOv8n with 5 classes.
-YoloDetector yolov8n() { return make_yolo_detector("yolov8n", 3, 5); }
+Yolo yolov8n() { return make_yolo("yolov8n", 3, 5); }
 
 std::vector<torch::Tensor> outputs_from(const std::string& file) {
-  YoloDetector model = yolov8n();
+  Yolo model = yolov8n();
   load_pretrained(*model, fixture().file(file));
   model->eval();
   torch::manual_seed(3);
@@ -101,7 +101,7 @@ TEST_CASE("YOLOv8 from an Ultralytics checkpoint computes what it does from a st
     for (size_t level = 0; level < outputs.size(); ++level) CHECK(torch::equal(outputs[level], expected[level]));
   }
   // Not a tautology: a model left as initialised computes something else.
-  YoloDetector fresh = yolov8n();
+  Yolo fresh = yolov8n();
   fresh->eval();
   torch::manual_seed(3);
   const torch::NoGradGuard no_grad;

@@ -1,9 +1,11 @@
-// YOLO11 detection must be Ultralytics' model key for key: the parameter counts Ultralytics
-// publishes in cfg/models/11/yolo11.yaml, and the keys, shapes and outputs of
-// scripts/python/yolo11_fixture.py, YOLO11 written in Python from Ultralytics' module definitions
-// and built by a transcription of parse_model (independent of the C++ layer table).
+// YOLO11 detection and the YOLO -cls classifiers must be Ultralytics' models key for key: the
+// parameter counts Ultralytics publishes in cfg/models/11/yolo11.yaml and yolo11-cls.yaml, and
+// the keys, shapes and outputs of scripts/python/yolo11_fixture.py, the models written in Python
+// from Ultralytics' module definitions and built by a transcription of parse_model (independent
+// of the C++ layer table).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "families/model_family.h"
@@ -12,7 +14,7 @@
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "io/ultralytics_checkpoint.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "onnx/onnx_export.h"
 #include "test_helpers.h"
 #include "util/error.h"
@@ -44,7 +46,7 @@ TEST_CASE("yolo11 n/s/m/l/x have Ultralytics' parameter counts at 80 classes", "
       {"yolo11x", 56'966'176},
   }));
   INFO(name);
-  const YoloDetector model = make_yolo_detector(name, 3, 80);
+  const Yolo model = make_yolo(name, 3, 80);
   CHECK(testing::parameter_count(*model) == parameters);
   const c10::impl::GenericDict counts = read_archive(reference_file("counts.pt")).toGenericDict();
   CHECK(counts.at(name).toInt() == parameters);  // the Python reference agrees with Ultralytics
@@ -52,7 +54,7 @@ TEST_CASE("yolo11 n/s/m/l/x have Ultralytics' parameter counts at 80 classes", "
 }
 
 TEST_CASE("yolo11n has the reference's state-dict keys and shapes", "[detect][yolo11]") {
-  const YoloDetector model = make_yolo_detector("yolo11n", 3, 5);
+  const Yolo model = make_yolo("yolo11n", 3, 5);
   std::map<std::string, std::vector<int64_t>> expected;
   for (const auto& [name, tensor] : read_pretrained(reference_file("yolo11n_sd.pt")).tensors) {
     expected[name] = tensor.sizes().vec();
@@ -72,18 +74,20 @@ TEST_CASE("yolo11n has the reference's state-dict keys and shapes", "[detect][yo
 }
 
 TEST_CASE("yolo11n with the reference's weights gives its outputs", "[detect][yolo11]") {
-  YoloDetector model = make_yolo_detector("yolo11n", 3, 5);
+  Yolo model = make_yolo("yolo11n", 3, 5);
   testing::check_reference_outputs(
-      *model, [&](const torch::Tensor& input) { return model->forward(input); }, reference_file("yolo11n_sd.pt"),
-      reference_file("yolo11n.pt"));
+      *model, [&](const torch::Tensor& input) { return model->forward(input); },
+      reference_file("yolo11n_sd.pt"), reference_file("yolo11n.pt"));
 }
 
-TEST_CASE("yolo11 is a registered detection family, told from YOLOv8 by its layout", "[detect][yolo11][families]") {
+TEST_CASE("yolo11 is a registered detection family, told from YOLOv8 by its layout",
+          "[detect][yolo11][families]") {
   CHECK(task_of_model("yolo11s") == TaskKind::detect);
   const DetectorModel built = build_detector({"yolo11n", 3, 2});
   CHECK(built.strides == std::vector<double>{8, 16, 32});
-  CHECK(built.forward(torch::zeros({1, 3, 64, 64})).at(2).sizes() == torch::IntArrayRef({1, 4 * 16 + 2, 2, 2}));
-  CHECK_THROWS_WITH(make_yolo_detector("yolo11q", 3, 80), Catch::Contains("yolo11n"));
+  CHECK(built.forward(torch::zeros({1, 3, 64, 64})).at(2).sizes() ==
+        torch::IntArrayRef({1, 4 * 16 + 2, 2, 2}));
+  CHECK_THROWS_WITH(make_yolo("yolo11q", 3, 80), Catch::Contains("yolo11n"));
   ModelCard card{"detect", "yolo11n", {"a", "b"}, 3, 64, 64};
   CHECK_THROWS_WITH(onnx_export::export_onnx(built.onnx_graph, card, {}),
                     Catch::Contains("YOLO11's graph") && Catch::Contains("not written yet"));
@@ -91,11 +95,79 @@ TEST_CASE("yolo11 is a registered detection family, told from YOLOv8 by its layo
   UltralyticsModel file;
   file.type = "ultralytics.nn.tasks.DetectionModel";
   file.scale = "n";
-  const std::map<std::string, torch::Tensor> yolo11_weights = read_pretrained(reference_file("yolo11n_sd.pt")).tensors;
+  const std::map<std::string, torch::Tensor> yolo11_weights =
+      read_pretrained(reference_file("yolo11n_sd.pt")).tensors;
   file.weights.assign(yolo11_weights.begin(), yolo11_weights.end());
   CHECK(ultralytics_architecture(file) == "yolo11n");
-  file.weights = state_dict(*make_yolo_detector("yolov8n", 3, 5));
+  file.weights = state_dict(*make_yolo("yolov8n", 3, 5));
   CHECK(ultralytics_architecture(file) == "yolov8n");
   file.weights = {};
   CHECK(ultralytics_architecture(file).empty());  // a layout neither family has: nothing is built
+}
+
+TEST_CASE("the -cls classifiers have Ultralytics' and the reference's parameter counts",
+          "[classify][yolo11]") {
+  // yolo11*-cls: Ultralytics' own summaries (comments of cfg/models/11/yolo11-cls.yaml, 80
+  // classes); yolov8*-cls: the Python reference's count, as its yaml publishes none.
+  const auto [name, published] = GENERATE(table<std::string, int64_t>({
+      {"yolo11n-cls", 1'633'584},
+      {"yolo11s-cls", 5'545'488},
+      {"yolo11m-cls", 10'455'696},
+      {"yolo11l-cls", 12'937'104},
+      {"yolo11x-cls", 28'458'544},
+      {"yolov8n-cls", 0},
+      {"yolov8m-cls", 0},
+      {"yolov8x-cls", 0},
+  }));
+  INFO(name);
+  const Yolo model = make_yolo(name, 3, 80);
+  const c10::impl::GenericDict counts = read_archive(reference_file("counts.pt")).toGenericDict();
+  if (published > 0) CHECK(counts.at(name).toInt() == published);
+  CHECK(testing::parameter_count(*model) == counts.at(name).toInt());
+  CHECK(static_cast<int64_t>(state_dict(*model).size()) == counts.at(name + ".entries").toInt());
+}
+
+TEST_CASE("yolo11n-cls with the reference's weights gives its logits at any image size",
+          "[classify][yolo11]") {
+  Yolo model = make_yolo("yolo11n-cls", 3, 5);
+  CHECK(shapes(*model).at("model.10.linear.weight") == std::vector<int64_t>{5, 1280});
+  testing::check_reference_outputs(
+      *model, [&](const torch::Tensor& input) { return model->forward(input); },
+      reference_file("yolo11n-cls_sd.pt"),
+      reference_file("yolo11n-cls.pt"));  // 40 x 56 images: no stride-32 rule for classification
+}
+
+TEST_CASE("the -cls models are classification families, apart from detection's names",
+          "[classify][families]") {
+  CHECK(task_of_model("yolo11n-cls") == TaskKind::classify);
+  CHECK(task_of_model("yolov8x-cls") == TaskKind::classify);
+  CHECK(task_of_model("yolo11n") == TaskKind::detect);
+  const LogitsModel built = build_logits_model({"yolov8n-cls", 1, 3}, TaskKind::classify);
+  CHECK(built.forward(torch::zeros({2, 1, 28, 28})).sizes() == torch::IntArrayRef({2, 3}));
+  CHECK_THROWS_WITH(build_detector({"yolo11n-cls", 3, 3}),
+                    Catch::Contains("trains task=classify, not task=detect"));
+  ModelCard card{"classify", "yolov8n-cls", {"a", "b", "c"}, 1, 32, 32};
+  CHECK_THROWS_WITH(onnx_export::export_onnx(built.onnx_graph, card, {}), Catch::Contains("-cls"));
+}
+
+TEST_CASE("yolo11n-cls typed as Ultralytics' docs type it trains and validates on an image folder",
+          "[classify][cli][yolo11]") {
+  testing::TempDir dir("yolo11-cls");
+  testing::write_two_class_images(dir / "data");
+  const testing::CommandResult trained = testing::run_trainer(
+      "classify train model=yolo11n-cls.yaml data=" + dir.file("data") +
+      " epochs=1 batch=4 imgsz=32 workers=1 plots=false -q project=" + dir.file("runs") +
+      " name=cls");
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto run = dir / "runs" / "classify" / "cls";
+  CHECK(testing::read_text(run / "args.yaml").find("model: yolo11n-cls\n") != std::string::npos);
+  const Checkpoint saved = load_checkpoint(run / "weights" / "last.pt");
+  CHECK(std::any_of(saved.model.begin(), saved.model.end(),
+                    [](const auto& entry) { return entry.first == "model.10.linear.weight"; }));
+  const testing::CommandResult val =
+      testing::run_trainer("val --weights " + (run / "weights" / "last.pt").string());
+  INFO(val.output);
+  CHECK(val.exit_code == 0);
+  CHECK(val.output.find("top1") != std::string::npos);
 }

@@ -13,7 +13,7 @@
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "models/yolo_blocks.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "test_helpers.h"
 #include "util/error.h"
 
@@ -41,13 +41,13 @@ TEST_CASE("yolov8 n/s/m have Ultralytics' parameter and state-dict entry counts 
       {"yolov8m", 25'902'640, 475},
   }));
   INFO(name);
-  const YoloDetector model = make_yolo_detector(name, 3, 80);
+  const Yolo model = make_yolo(name, 3, 80);
   CHECK(testing::parameter_count(*model) == parameters);  // the DFL projection's 16 included, as Ultralytics counts
   CHECK(state_dict(*model).size() == entries);
 }
 
 TEST_CASE("yolov8n has Ultralytics' keys and shapes layer by layer", "[detect]") {
-  const YoloDetector model = make_yolo_detector("yolov8n", 3, 80);
+  const Yolo model = make_yolo("yolov8n", 3, 80);
   const auto keys = shapes(*model);
   const auto shape_of = [&](const std::string& key) {
     INFO(key);
@@ -110,7 +110,7 @@ TEST_CASE("yolov8n has Ultralytics' keys and shapes layer by layer", "[detect]")
 
 TEST_CASE("yolov8 scaling caps channels and rounds repeats as Ultralytics", "[detect]") {
   // m: width 0.75 with max 768 -> P5 layers min(1024, 768) x 0.75 = 576; depth 0.67: 3 -> 2, 6 -> 4.
-  const auto keys = shapes(*make_yolo_detector("yolov8m", 3, 80));
+  const auto keys = shapes(*make_yolo("yolov8m", 3, 80));
   CHECK(keys.at("model.7.conv.weight")[0] == 576);
   CHECK(keys.at("model.6.cv2.conv.weight") == std::vector<int64_t>{384, 6 * 192, 1, 1});
   CHECK(keys.count("model.6.m.3.cv1.conv.weight") == 1);
@@ -120,16 +120,16 @@ TEST_CASE("yolov8 scaling caps channels and rounds repeats as Ultralytics", "[de
 }
 
 TEST_CASE("yolov8 follows the class count and input channels", "[detect]") {
-  const auto keys = shapes(*make_yolo_detector("yolov8n", 1, 3));
+  const auto keys = shapes(*make_yolo("yolov8n", 1, 3));
   CHECK(keys.at("model.0.conv.weight") == std::vector<int64_t>{16, 1, 3, 3});
   CHECK(keys.at("model.22.cv3.0.0.conv.weight") == std::vector<int64_t>{64, 64, 3, 3});  // max(64, 3)
   CHECK(keys.at("model.22.cv3.1.2.weight") == std::vector<int64_t>{3, 64, 1, 1});
   // More than 100 classes: the class branch width stops at max(ch0, 100).
-  CHECK(shapes(*make_yolo_detector("yolov8n", 3, 300)).at("model.22.cv3.0.0.bn.weight") == std::vector<int64_t>{100});
+  CHECK(shapes(*make_yolo("yolov8n", 3, 300)).at("model.22.cv3.0.0.bn.weight") == std::vector<int64_t>{100});
 }
 
 TEST_CASE("yolov8 returns one raw output per stride in training and evaluation", "[detect]") {
-  YoloDetector model = make_yolo_detector("yolov8n", 1, 3);
+  Yolo model = make_yolo("yolov8n", 1, 3);
   const torch::Tensor images = torch::randn({2, 1, 64, 64});
   const bool training = GENERATE(true, false);
   model->train(training);
@@ -145,7 +145,7 @@ TEST_CASE("yolov8 returns one raw output per stride in training and evaluation",
 
 TEST_CASE("yolov8 starts from Ultralytics' initialisation", "[detect]") {
   const int64_t classes = 5;
-  YoloDetector model = make_yolo_detector("yolov8n", 3, classes);
+  Yolo model = make_yolo("yolov8n", 3, classes);
   const torch::Tensor dfl = model->head().dfl->conv->weight;
   CHECK(torch::equal(dfl.flatten(), torch::arange(16, torch::kFloat)));
   CHECK_FALSE(dfl.requires_grad());
@@ -171,8 +171,8 @@ TEST_CASE("yolov8 starts from Ultralytics' initialisation", "[detect]") {
 
 TEST_CASE("cloned yolov8 models hold equal but independent weights", "[detect]") {
   // Training mode: freshly initialised, the eval-mode outputs are all but the head's biases.
-  YoloDetector model = make_yolo_detector("yolov8n", 3, 2);
-  auto copy = std::dynamic_pointer_cast<YoloDetectorImpl>(model->clone());
+  Yolo model = make_yolo("yolov8n", 3, 2);
+  auto copy = std::dynamic_pointer_cast<YoloImpl>(model->clone());
   REQUIRE(copy != nullptr);
   const torch::Tensor images = torch::randn({2, 3, 64, 64});
   torch::NoGradGuard no_grad;
@@ -183,16 +183,19 @@ TEST_CASE("cloned yolov8 models hold equal but independent weights", "[detect]")
   CHECK(torch::equal(copy->head().dfl->conv->weight.flatten(), torch::arange(16, torch::kFloat)));
 }
 
-TEST_CASE("make_yolo_detector rejects unknown names with a suggestion", "[detect]") {
-  CHECK(yolo_detector_names() == std::vector<std::string>{"yolov8n", "yolov8s", "yolov8m", "yolov8l", "yolov8x",
-                                                          "yolo11n", "yolo11s", "yolo11m", "yolo11l", "yolo11x"});
-  CHECK_THROWS_AS(make_yolo_detector("yolov9n", 3, 80), UserError);
-  CHECK_THROWS_WITH(make_yolo_detector("yolov8q", 3, 80), Catch::Contains("yolov8"));
-  CHECK_THROWS_AS(make_yolo_detector("yolov8n", 3, 0), UserError);
+TEST_CASE("make_yolo rejects unknown names with a suggestion", "[detect]") {
+  CHECK(yolo_model_names() ==
+        std::vector<std::string>{"yolov8n",     "yolov8s",     "yolov8m",     "yolov8l",     "yolov8x",
+                                 "yolo11n",     "yolo11s",     "yolo11m",     "yolo11l",     "yolo11x",
+                                 "yolov8n-cls", "yolov8s-cls", "yolov8m-cls", "yolov8l-cls", "yolov8x-cls",
+                                 "yolo11n-cls", "yolo11s-cls", "yolo11m-cls", "yolo11l-cls", "yolo11x-cls"});
+  CHECK_THROWS_AS(make_yolo("yolov9n", 3, 80), UserError);
+  CHECK_THROWS_WITH(make_yolo("yolov8q", 3, 80), Catch::Contains("yolov8"));
+  CHECK_THROWS_AS(make_yolo("yolov8n", 3, 0), UserError);
 }
 
 TEST_CASE("an Ultralytics state dict export loads with pretrained= and gives Ultralytics' outputs", "[detect]") {
-  YoloDetector model = make_yolo_detector("yolov8n", 3, 5);
+  Yolo model = make_yolo("yolov8n", 3, 5);
   const std::string exported = ultralytics_file("yolov8n_sd.pt");
   CHECK(read_pretrained(exported).tensors.size() == state_dict(*model).size());
   testing::check_reference_outputs(

@@ -363,7 +363,7 @@ std::vector<RecipeKey> build_table() {
              .help("what is trained: image classes, text lines (EasyOCR-style recognition) or objects (YOLOv8 "
                    "detection)");
   run << string_key("model", FIELD(run.model), false,
-                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x; or `<one of them>.pt`/`.pth`/`.safetensors`, "
+                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x (and their -cls classifiers); or `<one of them>.pt`/`.pth`/`.safetensors`, "
                     "`<one of them>.yaml`")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
              .help(

@@ -7,12 +7,14 @@ namespace trainer {
 // The registration: one line per family, whose record families/<family>_family.cpp (or a file of
 // related families, as yolo_families.cpp) defines as `ModelFamily <family>_family()`. The order is
 // that of messages ("resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x
-// (task=detect) or yolo11n/s/m/l/x (task=detect)"); a task's default model is its first family's.
+// (task=detect) …"); a task's default model is its first family's.
 #define TRAINER_MODEL_FAMILIES(FAMILY) \
   FAMILY(resnet)                       \
   FAMILY(crnn)                         \
   FAMILY(yolov8)                       \
-  FAMILY(yolo11)
+  FAMILY(yolo11)                       \
+  FAMILY(yolov8_cls)                   \
+  FAMILY(yolo11_cls)
 
 #define TRAINER_DECLARE_FAMILY(family) ModelFamily family##_family();
 TRAINER_MODEL_FAMILIES(TRAINER_DECLARE_FAMILY)

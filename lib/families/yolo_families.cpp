@@ -1,21 +1,43 @@
-// Ultralytics' YOLO detection generations: YOLOv8 and YOLO11, n/s/m/l/x (models/yolo_detector.h,
-// onnx/yolov8_graph.h).
+// Ultralytics' YOLO generations: YOLOv8 and YOLO11, n/s/m/l/x, for detection and (the -cls
+// models) classification (models/yolo.h, onnx/yolov8_graph.h).
 #include <algorithm>
 
 #include "families/model_family.h"
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "onnx/yolov8_graph.h"
 
 namespace trainer {
 namespace {
 
 DetectorModel build_yolo_detector(const ModelRequest& request) {
-  YoloDetector model = make_yolo_detector(request.name, request.in_channels, request.classes);
+  Yolo model = make_yolo(request.name, request.in_channels, request.classes);
   DetectorModel built =
       bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
   built.strides = model->strides();
   built.reg_max = model->reg_max();
   return built;
+}
+
+LogitsModel build_yolo_classifier(const ModelRequest& request) {
+  Yolo model = make_yolo(request.name, request.in_channels, request.classes);
+  LogitsModel built;
+  built.module = model.ptr();
+  built.in_channels = request.in_channels;
+  // The YOLO graph writer, which refuses the Classify head with a clear message.
+  built.onnx_graph =
+      bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx).onnx_graph;
+  built.forward = [model](const torch::Tensor& images) mutable {
+    return model->forward(images).front();
+  };
+  return built;
+}
+
+// The names of a generation (yolo11n …) for one task: the -cls ones classify, the others detect.
+std::function<bool(const std::string&)> yolo_names(std::string prefix, bool classification) {
+  return [prefix = std::move(prefix), classification](const std::string& name) {
+    const bool cls = name.size() > 4 && name.compare(name.size() - 4, 4, "-cls") == 0;
+    return name.rfind(prefix, 0) == 0 && cls == classification;
+  };
 }
 
 bool has_weight(const UltralyticsModel& file, const std::string& key) {
@@ -41,7 +63,7 @@ std::function<std::string(const UltralyticsModel&)> recognised_by(std::string pr
 
 ModelFamily yolov8_family() {
   ModelFamily family;
-  family.names = {names_starting_with("yolov8"), "yolov8n/s/m/l/x", TaskKind::detect, "yolov8n"};
+  family.names = {yolo_names("yolov8", false), "yolov8n/s/m/l/x", TaskKind::detect, "yolov8n"};
   family.detector = build_yolo_detector;
   family.ultralytics_model = recognised_by("yolov8", "model.22.dfl.conv.weight", "");
   return family;
@@ -49,10 +71,26 @@ ModelFamily yolov8_family() {
 
 ModelFamily yolo11_family() {
   ModelFamily family;
-  family.names = {names_starting_with("yolo11"), "yolo11n/s/m/l/x", TaskKind::detect, "yolo11n"};
+  family.names = {yolo_names("yolo11", false), "yolo11n/s/m/l/x", TaskKind::detect, "yolo11n"};
   family.detector = build_yolo_detector;
   family.ultralytics_model =
       recognised_by("yolo11", "model.23.dfl.conv.weight", "model.10.m.0.attn.qkv.conv.weight");
+  return family;
+}
+
+ModelFamily yolov8_cls_family() {
+  ModelFamily family;
+  family.names = {yolo_names("yolov8", true), "yolov8n/s/m/l/x-cls", TaskKind::classify,
+                  "yolov8n-cls"};
+  family.logits_model = build_yolo_classifier;
+  return family;
+}
+
+ModelFamily yolo11_cls_family() {
+  ModelFamily family;
+  family.names = {yolo_names("yolo11", true), "yolo11n/s/m/l/x-cls", TaskKind::classify,
+                  "yolo11n-cls"};
+  family.logits_model = build_yolo_classifier;
   return family;
 }
 

@@ -19,7 +19,8 @@ torch::nn::Sequential branch(int64_t in_channels, int64_t hidden, int64_t out_ch
 // Sequential in a Sequential.)
 class DepthwisePairImpl : public torch::nn::Cloneable<DepthwisePairImpl> {
  public:
-  DepthwisePairImpl(int64_t in_channels, int64_t out_channels) : in_channels(in_channels), out_channels(out_channels) {
+  DepthwisePairImpl(int64_t in_channels, int64_t out_channels)
+      : in_channels(in_channels), out_channels(out_channels) {
     reset();
   }
   void reset() override {
@@ -35,8 +36,9 @@ TORCH_MODULE(DepthwisePair);
 
 // YOLO11's class branch: two depthwise-separable pairs -> Conv2d(1x1, with bias).
 torch::nn::Sequential depthwise_branch(int64_t in_channels, int64_t hidden, int64_t out_channels) {
-  return torch::nn::Sequential(DepthwisePair(in_channels, hidden), DepthwisePair(hidden, hidden),
-                               torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1)));
+  return torch::nn::Sequential(
+      DepthwisePair(in_channels, hidden), DepthwisePair(hidden, hidden),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(hidden, out_channels, 1)));
 }
 
 torch::Tensor last_bias(const torch::nn::ModuleList& branches, size_t level) {
@@ -97,6 +99,20 @@ std::vector<torch::Tensor> DetectImpl::forward(const std::vector<torch::Tensor>&
                                 1));
   }
   return levels;
+}
+
+ClassifyImpl::ClassifyImpl(int64_t in_channels, int64_t classes)
+    : in_channels(in_channels), classes(classes) {
+  reset();
+}
+
+void ClassifyImpl::reset() {
+  conv = register_module("conv", Conv(in_channels, kWidth));
+  linear = register_module("linear", torch::nn::Linear(kWidth, classes));
+}
+
+torch::Tensor ClassifyImpl::forward(const torch::Tensor& features) {
+  return linear(conv(features).mean({2, 3}));
 }
 
 }  // namespace trainer::yolo

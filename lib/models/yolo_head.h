@@ -6,20 +6,26 @@
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "models/yolo_blocks.h"
+
 namespace trainer::yolo {
 
 struct DetectOptions {
-  DetectOptions(int64_t classes, std::vector<int64_t> channels) : classes_(classes), channels_(std::move(channels)) {}
+  DetectOptions(int64_t classes, std::vector<int64_t> channels)
+      : classes_(classes), channels_(std::move(channels)) {}
   TORCH_ARG(int64_t, classes);
-  TORCH_ARG(std::vector<int64_t>, channels);                                 ///< input channels per level, finest first
-  TORCH_ARG(std::vector<double>, strides) = std::vector<double>{8, 16, 32};  ///< input pixels per cell, per level
-  TORCH_ARG(int64_t, reg_max) = 16;                                          ///< distance bins per box side
-  TORCH_ARG(bool, depthwise_classes) = false;  ///< YOLO11's class branch: DWConv 3x3 + Conv 1x1, twice
+  TORCH_ARG(std::vector<int64_t>, channels);  ///< input channels per level, finest first
+  TORCH_ARG(std::vector<double>, strides) = std::vector<double>{
+      8, 16, 32};                    ///< input pixels per cell, per level
+  TORCH_ARG(int64_t, reg_max) = 16;  ///< distance bins per box side
+  TORCH_ARG(bool,
+            depthwise_classes) = false;  ///< YOLO11's class branch: DWConv 3x3 + Conv 1x1, twice
 };
 
 // Ultralytics' frozen Conv2d(reg_max, 1, 1) whose weights 0..reg_max-1 turn bin probabilities into
@@ -50,5 +56,24 @@ class DetectImpl : public torch::nn::Cloneable<DetectImpl> {
   DFL dfl{nullptr};
 };
 TORCH_MODULE(Detect);
+
+// Ultralytics' classification head (nn/modules/head.py Classify): a 1x1 Conv to 1280 channels
+// (EfficientNet-B0's width), global average pooling and a Linear layer (Ultralytics' dropout
+// between them is 0 unless its `dropout` is set, which is not offered here). It returns the
+// logits in training and evaluation; Ultralytics' evaluation forward adds their softmax, which
+// the classify task takes where it needs it.
+class ClassifyImpl : public torch::nn::Cloneable<ClassifyImpl> {
+ public:
+  ClassifyImpl(int64_t in_channels, int64_t classes);
+
+  void reset() override;
+  torch::Tensor forward(const torch::Tensor& features);
+
+  static constexpr int64_t kWidth = 1280;
+  int64_t in_channels, classes;
+  Conv conv{nullptr};
+  torch::nn::Linear linear{nullptr};
+};
+TORCH_MODULE(Classify);
 
 }  // namespace trainer::yolo

@@ -9,7 +9,7 @@
 namespace trainer::onnx_export {
 namespace {
 
-using Kind = YoloDetectorImpl::LayerKind;
+using Kind = YoloImpl::LayerKind;
 using Ints = std::vector<int64_t>;
 
 std::string conv_graph(GraphBuilder& graph, const yolo::ConvImpl& conv, const std::string& x,
@@ -123,12 +123,12 @@ std::string detect_graph(GraphBuilder& graph, const yolo::DetectImpl& head,
 
 }  // namespace
 
-std::string yolov8_graph(GraphBuilder& graph, const YoloDetectorImpl& model,
-                         const std::string& images, bool fold, int64_t height, int64_t width) {
-  const std::vector<YoloDetectorImpl::Layer>& layers = model.layers();
+std::string yolov8_graph(GraphBuilder& graph, const YoloImpl& model, const std::string& images,
+                         bool fold, int64_t height, int64_t width) {
+  const std::vector<YoloImpl::Layer>& layers = model.layers();
   std::vector<std::string> outputs;
   for (size_t i = 0; i < layers.size(); ++i) {
-    const YoloDetectorImpl::Layer& layer = layers[i];
+    const YoloImpl::Layer& layer = layers[i];
     std::vector<std::string> inputs;
     for (const int64_t source : layer.from) {
       inputs.push_back(source >= 0 ? outputs[static_cast<size_t>(source)]
@@ -143,7 +143,9 @@ std::string yolov8_graph(GraphBuilder& graph, const YoloDetectorImpl& model,
         break;
       case Kind::c3k2:
       case Kind::c2psa:
-        unsupported("the YOLO11 layer model." + std::to_string(i) + " is not written as ONNX yet");
+      case Kind::classify:
+        unsupported("layer model." + std::to_string(i) +
+                    " (C3k2, C2PSA or Classify) is not written as ONNX yet");
       case Kind::c2f:
         y = c2f_graph(graph, *model.model->ptr<yolo::C2fImpl>(i), inputs[0], fold, key);
         break;
@@ -164,8 +166,10 @@ std::string yolov8_graph(GraphBuilder& graph, const YoloDetectorImpl& model,
   throw std::logic_error("YOLOv8 layer list has no Detect head");
 }
 
-FamilyGraph yolov8_onnx(GraphBuilder& graph, const YoloDetectorImpl& model,
-                        const GraphRequest& request) {
+FamilyGraph yolov8_onnx(GraphBuilder& graph, const YoloImpl& model, const GraphRequest& request) {
+  if (model.options.head() != YoloHead::detect) {
+    unsupported("YOLO classification models (-cls) are not written as ONNX yet");
+  }
   if (model.options.generation() != YoloGeneration::v8) {
     unsupported(
         "YOLO11's graph (C3k2, C2PSA attention, the depthwise class branch) is not written yet; "

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 #include "onnx/graph_builder.h"
 #include "onnx/onnx_export.h"
 
@@ -13,10 +13,10 @@ namespace trainer::onnx_export {
 
 // The evaluation forward from the graph input `images`; returns the output value. `fold` folds
 // norms into convolutions.
-std::string yolov8_graph(GraphBuilder& graph, const YoloDetectorImpl& model, const std::string& images,
+std::string yolov8_graph(GraphBuilder& graph, const YoloImpl& model, const std::string& images,
                          bool fold, int64_t height, int64_t width);
 
 // The family's graph writer: sides that are multiples of the stride 32.
-FamilyGraph yolov8_onnx(GraphBuilder& graph, const YoloDetectorImpl& model, const GraphRequest& request);
+FamilyGraph yolov8_onnx(GraphBuilder& graph, const YoloImpl& model, const GraphRequest& request);
 
 }  // namespace trainer::onnx_export

@@ -1,17 +1,19 @@
-"""Ultralytics' YOLO11 detection models, as reference data for tests/test_yolo11.cpp.
+"""Ultralytics' YOLO11 detection and YOLO -cls models, as reference data for tests/test_yolo11.cpp.
 
   yolo11_fixture.py OUTDIR
 
 No Ultralytics package exists here, so the network is written from Ultralytics' definitions
 (nn/modules/conv.py Conv and DWConv, nn/modules/block.py Bottleneck, C2f, C3, C3k, C3k2, SPPF,
 Attention, PSABlock, C2PSA, DFL, nn/modules/head.py Detect with legacy=False) and built the way
-nn/tasks.py parse_model builds cfg/models/11/yolo11.yaml, independently of the C++ model.
-Writes
-  OUTDIR/counts.pt     {"yolo11n": parameters, ...} at 80 classes, and the state-dict entry counts
-                       under "<name>.entries"
+nn/tasks.py parse_model builds cfg/models/11/yolo11.yaml, yolo11-cls.yaml and v8/yolov8-cls.yaml
+(with head.py Classify), independently of the C++ model. Writes
+  OUTDIR/counts.pt     {"yolo11n": parameters, "yolo11n-cls": …, "yolov8n-cls": …} at 80 classes,
+                       and the state-dict entry counts under "<name>.entries"
   OUTDIR/yolo11n.pt    a plain dict: "input" [2, 3, 64, 96] and "outputs", the Detect layer's raw
                        per-stride maps [B, 64 + nc, H, W] in eval mode, 5 classes
   OUTDIR/yolo11n_sd.pt the weights as Ultralytics users export them (keys "model.0.conv.weight" …)
+  OUTDIR/yolo11n-cls.pt, yolo11n-cls_sd.pt  the same for yolo11n-cls at 5 classes, input
+                       [2, 3, 40, 56], "outputs" [the logits] (Classify's training-mode output)
 """
 import math
 import os
@@ -51,6 +53,23 @@ HEAD = [
     [-1, 2, "C3k2", [1024, True]],
     [[16, 19, 22], 1, "Detect", ["nc"]],
 ]
+CLS_HEAD = [[-1, 1, "Classify", ["nc"]]]
+# cfg/models/11/yolo11-cls.yaml: the backbone with C2PSA in SPPF's place.
+YOLO11_CLS = BACKBONE[:9] + [[-1, 2, "C2PSA", [1024]]] + CLS_HEAD
+# cfg/models/v8/yolov8-cls.yaml
+YOLOV8_CLS = [
+    [-1, 1, "Conv", [64, 3, 2]],
+    [-1, 1, "Conv", [128, 3, 2]],
+    [-1, 3, "C2f", [128, True]],
+    [-1, 1, "Conv", [256, 3, 2]],
+    [-1, 6, "C2f", [256, True]],
+    [-1, 1, "Conv", [512, 3, 2]],
+    [-1, 6, "C2f", [512, True]],
+    [-1, 1, "Conv", [1024, 3, 2]],
+    [-1, 3, "C2f", [1024, True]],
+] + CLS_HEAD
+V8_CLS_SCALES = {"n": (0.33, 0.25, 1024), "s": (0.33, 0.50, 1024), "m": (0.67, 0.75, 1024), "l": (1.00, 1.00, 1024),
+                 "x": (1.00, 1.25, 1024)}
 SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024), "m": (0.50, 1.00, 512), "l": (1.00, 1.00, 512),
           "x": (1.00, 1.50, 512)}
 
@@ -190,6 +209,19 @@ class Concat(nn.Module):
         return torch.cat(x, 1)
 
 
+class Classify(nn.Module):
+    def __init__(self, c1, c2):
+        super().__init__()
+        c_ = 1280  # efficientnet_b0 size
+        self.conv = Conv(c1, c_, 1, 1)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.drop = nn.Dropout(p=0.0, inplace=True)
+        self.linear = nn.Linear(c_, c2)
+
+    def forward(self, x):
+        return self.linear(self.drop(self.pool(self.conv(x)).flatten(1)))
+
+
 class DFL(nn.Module):
     def __init__(self, c1=16):
         super().__init__()
@@ -217,25 +249,28 @@ def make_divisible(x, divisor):
     return math.ceil(x / divisor) * divisor
 
 
-class DetectionModel(nn.Module):
-    """parse_model over BACKBONE + HEAD at one scale, as nn/tasks.py does it."""
+class YoloModel(nn.Module):
+    """parse_model over a layer list at one scale, as nn/tasks.py does it."""
 
-    def __init__(self, scale, nc):
+    def __init__(self, scale, nc, layer_list=BACKBONE + HEAD, scales=SCALES):
         super().__init__()
-        depth, width, max_channels = SCALES[scale]
+        depth, width, max_channels = scales[scale]
         ch, layers, self.froms = [3], [], []
-        for i, (f, n, m, args) in enumerate(BACKBONE + HEAD):
+        for i, (f, n, m, args) in enumerate(layer_list):
             args = [nc if a == "nc" else a for a in args]
             n = max(round(n * depth), 1) if n > 1 else n
-            if m in ("Conv", "C3k2", "SPPF", "C2PSA"):
-                c1, c2 = ch[f], make_divisible(min(args[0], max_channels) * width, 8)
+            if m in ("Conv", "C2f", "C3k2", "SPPF", "C2PSA", "Classify"):
+                c1, c2 = ch[f], args[0]
+                if c2 != nc:
+                    c2 = make_divisible(min(c2, max_channels) * width, 8)
                 args = [c1, c2, *args[1:]]
-                if m in ("C3k2", "C2PSA"):
+                if m in ("C2f", "C3k2", "C2PSA"):
                     args.insert(2, n)
                     n = 1
                 if m == "C3k2" and scale in "mlx":
                     args[3] = True
-                module = {"Conv": Conv, "C3k2": C3k2, "SPPF": SPPF, "C2PSA": C2PSA}[m](*args)
+                module = {"Conv": Conv, "C2f": C2f, "C3k2": C3k2, "SPPF": SPPF, "C2PSA": C2PSA,
+                          "Classify": Classify}[m](*args)
             elif m == "Concat":
                 c2 = sum(ch[x] for x in f)
                 module = Concat()
@@ -262,21 +297,31 @@ class DetectionModel(nn.Module):
         return x
 
 
-def main(out_dir):
-    counts = {}
-    for scale in "nsmlx":
-        model = DetectionModel(scale, 80)
-        counts["yolo11" + scale] = sum(p.numel() for p in model.parameters())
-        counts["yolo11" + scale + ".entries"] = len(model.state_dict())
-    torch.save(counts, os.path.join(out_dir, "counts.pt"))
-    torch.manual_seed(0)
-    model = DetectionModel("n", 5).eval()
+MODELS = {"yolo11": (BACKBONE + HEAD, SCALES), "yolo11-cls": (YOLO11_CLS, SCALES),
+          "yolov8-cls": (YOLOV8_CLS, V8_CLS_SCALES)}
+
+
+def save_reference(out_dir, name, model, batch):
     randomize(model)
     with torch.no_grad():
-        batch = torch.rand(2, 3, 64, 96)
         outputs = model(batch)
-    torch.save({"input": batch, "outputs": outputs}, os.path.join(out_dir, "yolo11n.pt"))
-    torch.save(dict(model.state_dict()), os.path.join(out_dir, "yolo11n_sd.pt"))
+    torch.save({"input": batch, "outputs": outputs if isinstance(outputs, list) else [outputs]},
+               os.path.join(out_dir, name + ".pt"))
+    torch.save(dict(model.state_dict()), os.path.join(out_dir, name + "_sd.pt"))
+
+
+def main(out_dir):
+    counts = {}
+    for family, (layer_list, scales) in MODELS.items():
+        for scale in "nsmlx":
+            model = YoloModel(scale, 80, layer_list, scales)
+            name = family.replace("-", scale + "-", 1) if "-" in family else family + scale  # yolo11n-cls
+            counts[name] = sum(p.numel() for p in model.parameters())
+            counts[name + ".entries"] = len(model.state_dict())
+    torch.save(counts, os.path.join(out_dir, "counts.pt"))
+    torch.manual_seed(0)
+    save_reference(out_dir, "yolo11n", YoloModel("n", 5).eval(), torch.rand(2, 3, 64, 96))
+    save_reference(out_dir, "yolo11n-cls", YoloModel("n", 5, YOLO11_CLS).eval(), torch.rand(2, 3, 40, 56))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-#include "models/yolo_detector.h"
+#include "models/yolo.h"
 
 #include <torch/nn/modules/upsampling.h>
 
@@ -12,7 +12,7 @@
 namespace trainer {
 namespace {
 
-using Kind = YoloDetectorImpl::LayerKind;
+using Kind = YoloImpl::LayerKind;
 
 struct LayerSpec {
   Kind kind;
@@ -86,12 +86,36 @@ const std::vector<LayerSpec>& yolo11_layers() {
   return layers;
 }
 
-const std::vector<LayerSpec>& architecture(YoloGeneration generation) {
+// cfg/models/v8/yolov8-cls.yaml: YOLOv8's backbone without SPPF, and a Classify head.
+const std::vector<LayerSpec>& yolov8_cls_layers() {
+  static const std::vector<LayerSpec> layers = [] {
+    std::vector<LayerSpec> backbone(yolov8_layers().begin(), yolov8_layers().begin() + 9);
+    backbone.push_back({Kind::classify, {-1}});  // 9
+    return backbone;
+  }();
+  return layers;
+}
+
+// cfg/models/11/yolo11-cls.yaml: YOLO11's backbone with C2PSA in SPPF's place, and a Classify head.
+const std::vector<LayerSpec>& yolo11_cls_layers() {
+  static const std::vector<LayerSpec> layers = [] {
+    std::vector<LayerSpec> backbone(yolo11_layers().begin(), yolo11_layers().begin() + 9);
+    backbone.push_back(yolo11_layers()[10]);     // 9  C2PSA
+    backbone.push_back({Kind::classify, {-1}});  // 10
+    return backbone;
+  }();
+  return layers;
+}
+
+const std::vector<LayerSpec>& architecture(YoloGeneration generation, YoloHead head) {
+  if (head == YoloHead::classify)
+    return generation == YoloGeneration::v11 ? yolo11_cls_layers() : yolov8_cls_layers();
   return generation == YoloGeneration::v11 ? yolo11_layers() : yolov8_layers();
 }
 
 struct Scale {
   YoloGeneration generation;
+  YoloHead head;
   double depth, width;
   int64_t max_channels;
 };
@@ -99,19 +123,34 @@ struct Scale {
 // Ultralytics' [depth, width, max_channels] per model (the `scales` of each yaml).
 const std::vector<std::pair<std::string, Scale>>& scales() {
   using G = YoloGeneration;
+  constexpr YoloHead det = YoloHead::detect, cls = YoloHead::classify;
   static const std::vector<std::pair<std::string, Scale>> table{
-      {"yolov8n", {G::v8, 0.33, 0.25, 1024}},  {"yolov8s", {G::v8, 0.33, 0.50, 1024}},
-      {"yolov8m", {G::v8, 0.67, 0.75, 768}},   {"yolov8l", {G::v8, 1.00, 1.00, 512}},
-      {"yolov8x", {G::v8, 1.00, 1.25, 512}},   {"yolo11n", {G::v11, 0.50, 0.25, 1024}},
-      {"yolo11s", {G::v11, 0.50, 0.50, 1024}}, {"yolo11m", {G::v11, 0.50, 1.00, 512}},
-      {"yolo11l", {G::v11, 1.00, 1.00, 512}},  {"yolo11x", {G::v11, 1.00, 1.50, 512}}};
+      {"yolov8n", {G::v8, det, 0.33, 0.25, 1024}},
+      {"yolov8s", {G::v8, det, 0.33, 0.50, 1024}},
+      {"yolov8m", {G::v8, det, 0.67, 0.75, 768}},
+      {"yolov8l", {G::v8, det, 1.00, 1.00, 512}},
+      {"yolov8x", {G::v8, det, 1.00, 1.25, 512}},
+      {"yolo11n", {G::v11, det, 0.50, 0.25, 1024}},
+      {"yolo11s", {G::v11, det, 0.50, 0.50, 1024}},
+      {"yolo11m", {G::v11, det, 0.50, 1.00, 512}},
+      {"yolo11l", {G::v11, det, 1.00, 1.00, 512}},
+      {"yolo11x", {G::v11, det, 1.00, 1.50, 512}},
+      {"yolov8n-cls", {G::v8, cls, 0.33, 0.25, 1024}},
+      {"yolov8s-cls", {G::v8, cls, 0.33, 0.50, 1024}},
+      {"yolov8m-cls", {G::v8, cls, 0.67, 0.75, 1024}},
+      {"yolov8l-cls", {G::v8, cls, 1.00, 1.00, 1024}},
+      {"yolov8x-cls", {G::v8, cls, 1.00, 1.25, 1024}},
+      {"yolo11n-cls", {G::v11, cls, 0.50, 0.25, 1024}},
+      {"yolo11s-cls", {G::v11, cls, 0.50, 0.50, 1024}},
+      {"yolo11m-cls", {G::v11, cls, 0.50, 1.00, 512}},
+      {"yolo11l-cls", {G::v11, cls, 1.00, 1.00, 512}},
+      {"yolo11x-cls", {G::v11, cls, 1.00, 1.50, 512}}};
   return table;
 }
 
 // Layer `spec` as parse_model builds it from the outputs it reads (`in_channels`); `out` is set
 // to its output channels.
-std::shared_ptr<torch::nn::Module> make_layer(const YoloDetectorOptions& options,
-                                              const LayerSpec& spec,
+std::shared_ptr<torch::nn::Module> make_layer(const YoloOptions& options, const LayerSpec& spec,
                                               const std::vector<int64_t>& in_channels,
                                               int64_t& out) {
   // parse_model's scaling: make_divisible(min(c, max_channels) * width, 8), and
@@ -125,7 +164,9 @@ std::shared_ptr<torch::nn::Module> make_layer(const YoloDetectorOptions& options
                               1)
           : spec.repeats;
   const int64_t in = in_channels.front();
-  out = spec.kind == Kind::upsample || spec.kind == Kind::detect ? in : channels;
+  out = spec.kind == Kind::upsample || spec.kind == Kind::detect ? in
+        : spec.kind == Kind::classify                            ? options.classes()
+                                                                 : channels;
   switch (spec.kind) {
     case Kind::conv:
       return yolo::Conv(in, out, 3, 2).ptr();
@@ -152,6 +193,8 @@ std::shared_ptr<torch::nn::Module> make_layer(const YoloDetectorOptions& options
       out = 0;
       for (const int64_t part : in_channels) out += part;
       return yolo::Concat().ptr();
+    case Kind::classify:
+      return yolo::Classify(in, options.classes()).ptr();
     case Kind::detect:
       return yolo::Detect(yolo::DetectOptions(options.classes(), in_channels)
                               .depthwise_classes(options.generation() == YoloGeneration::v11))
@@ -162,17 +205,15 @@ std::shared_ptr<torch::nn::Module> make_layer(const YoloDetectorOptions& options
 
 }  // namespace
 
-YoloDetectorImpl::YoloDetectorImpl(const YoloDetectorOptions& options) : options(options) {
-  reset();
-}
+YoloImpl::YoloImpl(const YoloOptions& options) : options(options) { reset(); }
 
-void YoloDetectorImpl::reset() {
+void YoloImpl::reset() {
   if (options.in_channels() < 1 || options.classes() < 1) {
     throw UserError("YOLO needs in_channels >= 1 and classes >= 1, got " +
                     std::to_string(options.in_channels()) + " and " +
                     std::to_string(options.classes()));
   }
-  const std::vector<LayerSpec>& specs = architecture(options.generation());
+  const std::vector<LayerSpec>& specs = architecture(options.generation(), options.head());
   model = register_module("model", torch::nn::ModuleList());
   layers_.clear();
   keep_.assign(specs.size(), false);
@@ -193,14 +234,16 @@ void YoloDetectorImpl::reset() {
   }
 }
 
-yolo::DetectImpl& YoloDetectorImpl::head() const {
+yolo::DetectImpl& YoloImpl::head() const {
+  TORCH_CHECK(options.head() == YoloHead::detect, "a YOLO classification model has no Detect head");
   return *model->ptr<yolo::DetectImpl>(model->size() - 1);
 }
 
-std::vector<torch::Tensor> YoloDetectorImpl::forward(const torch::Tensor& images) {
+std::vector<torch::Tensor> YoloImpl::forward(const torch::Tensor& images) {
   TORCH_CHECK(images.dim() == 4 && images.size(1) == options.in_channels(), "YOLO expects [B, ",
               options.in_channels(), ", H, W] images, got ", images.sizes());
-  TORCH_CHECK(images.size(2) % 32 == 0 && images.size(3) % 32 == 0,
+  TORCH_CHECK(options.head() == YoloHead::classify ||
+                  (images.size(2) % 32 == 0 && images.size(3) % 32 == 0),
               "YOLO needs image sides that are multiples of its largest stride 32, got ",
               images.size(2), "x", images.size(3));
   std::vector<torch::Tensor> saved(layers_.size());
@@ -234,13 +277,15 @@ std::vector<torch::Tensor> YoloDetectorImpl::forward(const torch::Tensor& images
         break;
       case Kind::detect:
         return model->ptr<yolo::DetectImpl>(i)->forward(inputs);
+      case Kind::classify:
+        return {model->ptr<yolo::ClassifyImpl>(i)->forward(inputs[0])};
     }
     if (keep_[i]) saved[i] = x;
   }
-  TORCH_INTERNAL_ASSERT(false, "YOLO layer list has no Detect head");
+  TORCH_INTERNAL_ASSERT(false, "YOLO layer list has no head");
 }
 
-const std::vector<std::string>& yolo_detector_names() {
+const std::vector<std::string>& yolo_model_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> keys;
     for (const auto& entry : scales()) keys.push_back(entry.first);
@@ -249,24 +294,25 @@ const std::vector<std::string>& yolo_detector_names() {
   return names;
 }
 
-YoloDetector make_yolo_detector(const std::string& name, int64_t in_channels, int64_t classes) {
+Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes) {
   const auto found = std::find_if(scales().begin(), scales().end(),
                                   [&](const auto& entry) { return entry.first == name; });
   if (found == scales().end()) {
-    throw UserError("unknown model '" + name + "'" + did_you_mean(name, yolo_detector_names()) +
-                    "; choose one of " + join(yolo_detector_names(), ", "));
+    throw UserError("unknown model '" + name + "'" + did_you_mean(name, yolo_model_names()) +
+                    "; choose one of " + join(yolo_model_names(), ", "));
   }
   const Scale& scale = found->second;
-  const char size = name.back();
-  return YoloDetector(YoloDetectorOptions()
-                          .generation(scale.generation)
-                          .c3k_everywhere(scale.generation == YoloGeneration::v11 &&
-                                          (size == 'm' || size == 'l' || size == 'x'))
-                          .depth(scale.depth)
-                          .width(scale.width)
-                          .max_channels(scale.max_channels)
-                          .in_channels(in_channels)
-                          .classes(classes));
+  const char size = name.substr(0, name.find('-')).back();  // yolo11m-cls: m
+  return Yolo(YoloOptions()
+                  .generation(scale.generation)
+                  .head(scale.head)
+                  .c3k_everywhere(scale.generation == YoloGeneration::v11 &&
+                                  (size == 'm' || size == 'l' || size == 'x'))
+                  .depth(scale.depth)
+                  .width(scale.width)
+                  .max_channels(scale.max_channels)
+                  .in_channels(in_channels)
+                  .classes(classes));
 }
 
 }  // namespace trainer
