@@ -59,39 +59,40 @@ std::function<std::string(const UltralyticsModel&)> recognised_by(std::string pr
   };
 }
 
+// A generation's family for one task: its names (yolo11n … or yolo11n-cls …), default member
+// and builder.
+ModelFamily yolo_family(const std::string& generation, TaskKind task) {
+  const bool classification = task == TaskKind::classify;
+  const std::string suffix = classification ? "-cls" : "";
+  ModelFamily family;
+  family.names = {yolo_names(generation, classification), generation + "n/s/m/l/x" + suffix, task,
+                  generation + "n" + suffix};
+  if (classification) {
+    family.logits_model = build_yolo_classifier;
+  } else {
+    family.detector = build_yolo_detector;
+  }
+  return family;
+}
+
 }  // namespace
 
 ModelFamily yolov8_family() {
-  ModelFamily family;
-  family.names = {yolo_names("yolov8", false), "yolov8n/s/m/l/x", TaskKind::detect, "yolov8n"};
-  family.detector = build_yolo_detector;
+  ModelFamily family = yolo_family("yolov8", TaskKind::detect);
   family.ultralytics_model = recognised_by("yolov8", "model.22.dfl.conv.weight", "");
   return family;
 }
 
 ModelFamily yolo11_family() {
-  ModelFamily family;
-  family.names = {yolo_names("yolo11", false), "yolo11n/s/m/l/x", TaskKind::detect, "yolo11n"};
-  family.detector = build_yolo_detector;
+  ModelFamily family = yolo_family("yolo11", TaskKind::detect);
   family.ultralytics_model =
       recognised_by("yolo11", "model.23.dfl.conv.weight", "model.10.m.0.attn.qkv.conv.weight");
   return family;
 }
 
-ModelFamily yolov8_cls_family() {
-  ModelFamily family;
-  family.names = {yolo_names("yolov8", true), "yolov8n/s/m/l/x-cls", TaskKind::classify,
-                  "yolov8n-cls"};
-  family.logits_model = build_yolo_classifier;
-  return family;
-}
+// Ultralytics' ClassificationModel files are not read yet (io refuses them): no recogniser.
+ModelFamily yolov8_cls_family() { return yolo_family("yolov8", TaskKind::classify); }
 
-ModelFamily yolo11_cls_family() {
-  ModelFamily family;
-  family.names = {yolo_names("yolo11", true), "yolo11n/s/m/l/x-cls", TaskKind::classify,
-                  "yolo11n-cls"};
-  family.logits_model = build_yolo_classifier;
-  return family;
-}
+ModelFamily yolo11_cls_family() { return yolo_family("yolo11", TaskKind::classify); }
 
 }  // namespace trainer
