@@ -19,3 +19,9 @@ TEST_CASE("closest_match suggests near keys only", "[util]") {
   CHECK(closest_match("Batch", keys) == "batch");
   CHECK(closest_match("zzzzzzzz", keys).empty());
 }
+
+TEST_CASE("join_first shows the first few and counts the rest", "[util]") {
+  CHECK(join_first({"a", "b"}, ", ", 3) == "a, b");
+  CHECK(join_first({"a", "b", "c"}, ", ", 3) == "a, b, c");
+  CHECK(join_first({"a", "b", "c", "d", "e"}, "; ", 2) == "a; b and 3 more");
+}

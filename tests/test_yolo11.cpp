@@ -171,3 +171,20 @@ TEST_CASE("yolo11n-cls typed as Ultralytics' docs type it trains and validates o
   CHECK(val.exit_code == 0);
   CHECK(val.output.find("top1") != std::string::npos);
 }
+
+TEST_CASE("weights of another YOLO generation are refused in one readable line", "[detect][yolo11]") {
+  Yolo yolo11 = make_yolo("yolo11n", 3, 80);
+  const NamedTensors yolov8 = state_dict(*make_yolo("yolov8n", 3, 80));
+  const std::map<std::string, torch::Tensor> weights(yolov8.begin(), yolov8.end());
+  try {
+    load_state_dict(*yolo11, weights, true);
+    FAIL("a YOLOv8n state dict loaded into a YOLO11n");
+  } catch (const UserError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find(" missing: ") != std::string::npos);
+    CHECK(message.find(" of another shape: ") != std::string::npos);
+    CHECK(message.find(" more") != std::string::npos);
+    CHECK(message.size() < 1500);  // counts and the first few keys, not every one of ~500
+  }
+}

@@ -129,9 +129,18 @@ void load_pretrained(torch::nn::Module& model, const std::string& path) {
                  file.version.empty() ? "version unknown" : file.version, file.scale.empty() ? "?" : file.scale,
                  file.classes);
   }
-  if (!report.mismatched.empty()) spdlog::warn("pretrained: skipped (shape differs): {}", join(report.mismatched, "; "));
-  if (!report.missing.empty()) spdlog::warn("pretrained: not in the file, left as initialised: {}", join(report.missing, ", "));
-  if (!report.unexpected.empty()) spdlog::warn("pretrained: ignored keys not in the model: {}", join(report.unexpected, ", "));
+  if (!report.mismatched.empty()) {
+    spdlog::warn("pretrained: skipped {} (shape differs): {}", report.mismatched.size(),
+                 join_first(report.mismatched, "; "));
+  }
+  if (!report.missing.empty()) {
+    spdlog::warn("pretrained: {} not in the file, left as initialised: {}", report.missing.size(),
+                 join_first(report.missing, ", "));
+  }
+  if (!report.unexpected.empty()) {
+    spdlog::warn("pretrained: ignored {} keys not in the model: {}", report.unexpected.size(),
+                 join_first(report.unexpected, ", "));
+  }
 }
 
 }  // namespace trainer

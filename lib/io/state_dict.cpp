@@ -45,10 +45,17 @@ std::string shape_text(const torch::Tensor& tensor) {
 
 std::string problems_text(const LoadReport& report) {
   std::vector<std::string> parts;
-  if (!report.missing.empty()) parts.push_back("missing: " + join(report.missing, ", "));
-  if (!report.unexpected.empty()) parts.push_back("unexpected: " + join(report.unexpected, ", "));
-  if (!report.mismatched.empty())
-    parts.push_back("shape mismatch: " + join(report.mismatched, "; "));
+  // Counts, and the first few of each: a file of another architecture would otherwise list every key.
+  if (!report.missing.empty()) {
+    parts.push_back(std::to_string(report.missing.size()) + " missing: " + join_first(report.missing, ", "));
+  }
+  if (!report.unexpected.empty()) {
+    parts.push_back(std::to_string(report.unexpected.size()) + " unexpected: " + join_first(report.unexpected, ", "));
+  }
+  if (!report.mismatched.empty()) {
+    parts.push_back(std::to_string(report.mismatched.size()) +
+                    " of another shape: " + join_first(report.mismatched, "; "));
+  }
   return join(parts, "; ");
 }
 

@@ -25,7 +25,7 @@ struct LoadReport {
 // Copies the tensors of `weights` into `module`'s parameters and buffers of the same name and
 // shape, converting dtype and device. Keys may carry the `module.` (DataParallel/DDP) and
 // `_orig_mod.` (torch.compile) prefixes. With `strict`, any missing, unexpected or mismatched
-// key throws UserError listing them all, and nothing is copied.
+// key throws UserError with their counts and the first few of each, and nothing is copied.
 LoadReport load_state_dict(torch::nn::Module& module,
                            const std::map<std::string, torch::Tensor>& weights, bool strict);
 

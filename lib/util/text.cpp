@@ -76,4 +76,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+std::string join_first(const std::vector<std::string>& parts, std::string_view separator, size_t shown) {
+  if (parts.size() <= shown) return join(parts, separator);
+  const std::vector<std::string> first(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(shown));
+  return join(first, separator) + " and " + std::to_string(parts.size() - shown) + " more";
+}
+
 }  // namespace trainer

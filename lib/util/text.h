@@ -18,5 +18,8 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // " (did you mean 'candidate'?)" for the closest match, or "" when there is none.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
+// The first `shown` parts joined, then " and N more" for the rest: lists in messages stay one
+// readable line however many items there are.
+std::string join_first(const std::vector<std::string>& parts, std::string_view separator, size_t shown = 5);
 
 }  // namespace trainer
