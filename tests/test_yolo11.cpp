@@ -4,6 +4,7 @@
 // from Ultralytics' module definitions and built by a transcription of parse_model (independent
 // of the C++ layer table).
 #include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <map>
@@ -187,4 +188,33 @@ TEST_CASE("weights of another YOLO generation are refused in one readable line",
     CHECK(message.find(" more") != std::string::npos);
     CHECK(message.size() < 1500);  // counts and the first few keys, not every one of ~500
   }
+}
+
+TEST_CASE("an Ultralytics yolo11n.pt is read as YOLO11n, weights and all, and predicts as typed",
+          "[yolo11][ultralytics]") {
+  // A whole pickled DetectionModel of YOLO11's stand-in modules under Ultralytics' class paths
+  // (scripts/python/ultralytics_yolo11_fixture.py), as a run's last.pt of 8.3 holds it.
+  static const testing::PythonOutput files("ultralytics_yolo11_fixture.py");
+  const PretrainedWeights weights = read_pretrained(files.file("yolo11n.pt"));
+  REQUIRE(weights.ultralytics);
+  const UltralyticsModel& file = *weights.ultralytics;
+  CHECK(file.scale == "n");
+  CHECK(file.classes == 5);
+  CHECK(ultralytics_architecture(file) == "yolo11n");
+  const std::map<std::string, torch::Tensor> plain = read_pretrained(files.file("yolo11n_weights.pt")).tensors;
+  REQUIRE(file.weights.size() == plain.size());
+  for (const auto& [name, tensor] : file.weights) {
+    INFO(name);
+    REQUIRE(plain.count(name) == 1);
+    CHECK(torch::equal(tensor, plain.at(name).to(tensor.scalar_type())));
+  }
+  testing::TempDir dir("yolo11-pt");
+  cv::Mat image(64, 64, CV_8UC3, cv::Scalar(40, 120, 200));
+  cv::imwrite(dir.file("bus.jpg"), image);
+  const testing::CommandResult predicted =
+      testing::run_trainer("detect predict model=" + files.file("yolo11n.pt") + " source=" + dir.file("bus.jpg") +
+                           " project=" + dir.file("runs"));
+  INFO(predicted.output);
+  CHECK(predicted.exit_code == 0);
+  CHECK(predicted.output.find("bus.jpg") != std::string::npos);
 }
