@@ -69,19 +69,28 @@ struct ModelFamily {
   std::function<std::string(const UltralyticsModel&)> ultralytics_model;
 };
 
-// `model` (a module holder: ResNet, Crnn, YOLOv8 …) as a built model of kind `Built`, its family's
-// graph writer and its forward pass bound to it.
+// A family's graph writer for `Impl` modules.
+template <class Impl>
+using GraphWriter = onnx_export::FamilyGraph (*)(onnx_export::GraphBuilder&, const Impl&,
+                                                 const onnx_export::GraphRequest&);
+
+// `model` (a module holder: ResNet, Crnn, Yolo …) written by its family's `write`: what
+// BuiltModel::onnx_graph holds.
+template <class Holder, class Impl>
+onnx_export::ModelGraph bound_graph(Holder model, GraphWriter<Impl> write) {
+  return [write, model](onnx_export::GraphBuilder& graph, const onnx_export::GraphRequest& request) {
+    return write(graph, *model, request);
+  };
+}
+
+// `model` as a built model of kind `Built`, its family's graph writer and its forward pass bound
+// to it.
 template <class Built, class Holder, class Impl>
-Built bind_model(Holder model, int64_t in_channels,
-                 onnx_export::FamilyGraph (*write)(onnx_export::GraphBuilder&, const Impl&,
-                                                   const onnx_export::GraphRequest&)) {
+Built bind_model(Holder model, int64_t in_channels, GraphWriter<Impl> write) {
   Built built;
   built.module = model.ptr();
   built.in_channels = in_channels;
-  built.onnx_graph = [write, model](onnx_export::GraphBuilder& graph,
-                                    const onnx_export::GraphRequest& request) {
-    return write(graph, *model, request);
-  };
+  built.onnx_graph = bound_graph(model, write);
   built.forward = [model](const torch::Tensor& images) mutable { return model->forward(images); };
   return built;
 }

@@ -24,8 +24,7 @@ LogitsModel build_yolo_classifier(const ModelRequest& request) {
   built.module = model.ptr();
   built.in_channels = request.in_channels;
   // The YOLO graph writer, which refuses the Classify head with a clear message.
-  built.onnx_graph =
-      bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx).onnx_graph;
+  built.onnx_graph = bound_graph(model, &onnx_export::yolov8_onnx);
   built.forward = [model](const torch::Tensor& images) mutable {
     return model->forward(images).front();
   };
