@@ -162,7 +162,39 @@ TEST_CASE("yolo11n typed as Ultralytics' docs type it trains, validates from its
   CHECK(val.output.find("mAP50-95") != std::string::npos);
   const CommandResult exported = run_trainer("export model=" + weights.string() + " format=onnx");
   CHECK(exported.exit_code == 2);
-  CHECK(exported.output.find("YOLO11's graph") != std::string::npos);
+  CHECK(exported.output.find("graphs of YOLO11 and YOLO26") != std::string::npos);
+}
+
+TEST_CASE("a user's own model yaml trains and validates; yolo26n is refused until its head trains",
+          "[detect][cli][yolo26]") {
+  TempDir dir("detect-definition");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
+  // YOLOv5u's layout at one C3 per stage, with a 1x1 SPPF neighbour: Ultralytics' format, our rows.
+  write_text(dir / "tiny-yolov5n.yaml",
+             "nc: 80\nscales:\n  n: [0.33, 0.25, 1024]\nbackbone:\n"
+             "  - [-1, 1, Conv, [64, 6, 2, 2]]\n  - [-1, 1, Conv, [128, 3, 2]]\n  - [-1, 1, C3, [128]]\n"
+             "  - [-1, 1, Conv, [256, 3, 2]]\n  - [-1, 1, C3, [256]]\n  - [-1, 1, Conv, [512, 3, 2]]\n"
+             "  - [-1, 1, Conv, [1024, 3, 2]]\n  - [-1, 1, SPPF, [1024, 5]]\n"
+             "head:\n  - [[4, 5, 7], 1, Detect, [nc]]\n");
+  std::string args = kTinyYolo;
+  args.replace(args.find("yolov8n.yaml"), 12, dir.file("tiny-yolov5n.yaml"));
+  const CommandResult trained = run_trainer("detect train epochs=1 data=" + dir.file("shapes/data.yaml") +
+                                            " project=" + dir.file("runs") + " name=own" + args);
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto weights = dir / "runs" / "detect" / "own" / "weights" / "last.pt";
+  CHECK(read_text(dir / "runs" / "detect" / "own" / "args.yaml").find("tiny-yolov5n.yaml") != std::string::npos);
+  const CommandResult val = run_trainer("val --weights " + weights.string());
+  INFO(val.output);
+  CHECK(val.exit_code == 0);
+  CHECK(val.output.find("mAP50-95") != std::string::npos);
+
+  args = kTinyYolo;
+  args.replace(args.find("yolov8n.yaml"), 12, "yolo26n.yaml");
+  const CommandResult refused =
+      run_trainer("detect train epochs=1 data=" + dir.file("shapes/data.yaml") + " project=" + dir.file("runs") + args);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("end-to-end head") != std::string::npos);
 }
 
 TEST_CASE("single_cls trains and validates every object as one class named item", "[detect][cli]") {

@@ -185,10 +185,13 @@ TEST_CASE("cloned yolov8 models hold equal but independent weights", "[detect]")
 
 TEST_CASE("make_yolo rejects unknown names with a suggestion", "[detect]") {
   CHECK(yolo_model_names() ==
-        std::vector<std::string>{"yolov8n",     "yolov8s",     "yolov8m",     "yolov8l",     "yolov8x",
+        std::vector<std::string>{"yolov5nu",    "yolov5su",    "yolov5mu",    "yolov5lu",    "yolov5xu",
+                                 "yolov8n",     "yolov8s",     "yolov8m",     "yolov8l",     "yolov8x",
                                  "yolo11n",     "yolo11s",     "yolo11m",     "yolo11l",     "yolo11x",
+                                 "yolo26n",     "yolo26s",     "yolo26m",     "yolo26l",     "yolo26x",
                                  "yolov8n-cls", "yolov8s-cls", "yolov8m-cls", "yolov8l-cls", "yolov8x-cls",
-                                 "yolo11n-cls", "yolo11s-cls", "yolo11m-cls", "yolo11l-cls", "yolo11x-cls"});
+                                 "yolo11n-cls", "yolo11s-cls", "yolo11m-cls", "yolo11l-cls", "yolo11x-cls",
+                                 "yolo26n-cls", "yolo26s-cls", "yolo26m-cls", "yolo26l-cls", "yolo26x-cls"});
   CHECK_THROWS_AS(make_yolo("yolov9n", 3, 80), UserError);
   CHECK_THROWS_WITH(make_yolo("yolov8q", 3, 80), Catch::Contains("yolov8"));
   CHECK_THROWS_AS(make_yolo("yolov8n", 3, 0), UserError);

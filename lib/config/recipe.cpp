@@ -313,7 +313,10 @@ void split_model_file(Settings& settings, const GivenKeys& given, bool from_scra
   const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
   if (!is_weights && extension != ".yaml" && extension != ".yml") return;
   const std::string& where = given.at("model");
-  const std::string architecture = file.stem().string();
+  // A model-definition file that exists is read as it is (Ultralytics looks beside the command
+  // first); otherwise its stem names a built-in architecture (yolo11n.yaml: yolo11n).
+  const bool definition_file = !is_weights && std::filesystem::is_regular_file(file);
+  const std::string architecture = definition_file ? settings.run.model : file.stem().string();
   if (!task_of_model(catalog, architecture)) {
     throw UserError(where + ": model=" + settings.run.model + " names no architecture; give the architecture as model= (" +
                     model_families_text(catalog) + ") and the file as pretrained=");

@@ -363,14 +363,19 @@ std::vector<RecipeKey> build_table() {
              .help("what is trained: image classes, text lines (EasyOCR-style recognition) or objects (YOLOv8 "
                    "detection)");
   run << string_key("model", FIELD(run.model), false,
-                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x (and their -cls classifiers); or `<one of them>.pt`/`.pth`/`.safetensors`, "
-                    "`<one of them>.yaml`")
+                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x, yolo26n/s/m/l/x, "
+                    "yolov5nu/su/mu/lu/xu (and the -cls classifiers of yolov8, yolo11 and yolo26); or "
+                    "`<one of them>.pt`/`.pth`/`.safetensors`, `<one of them>.yaml`, or a model `.yaml` of "
+                    "Ultralytics' format")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
              .help(
                  "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
                  "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
                  "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale from the "
-                 "file, and `model=yolov8s.yaml` is `model=yolov8s`")
+                 "file, and `model=yolov8s.yaml` is `model=yolov8s` unless a file of that name exists: an existing "
+                 "`.yaml` is read as a model definition (`backbone`/`head` rows of Conv, C2f, C3, C3k2, SPPF, "
+                 "C2PSA, nn.Upsample, Concat, Detect or Classify, `scales`, `nc`), its scale the letter in its "
+                 "name (`my-yolo11s.yaml`: s)")
              .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")

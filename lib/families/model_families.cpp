@@ -13,8 +13,13 @@ namespace trainer {
   FAMILY(crnn)                         \
   FAMILY(yolov8)                       \
   FAMILY(yolo11)                       \
+  FAMILY(yolo26)                       \
+  FAMILY(yolov5u)                      \
+  FAMILY(yolo_definition)              \
   FAMILY(yolov8_cls)                   \
-  FAMILY(yolo11_cls)
+  FAMILY(yolo11_cls)                   \
+  FAMILY(yolo26_cls)                   \
+  FAMILY(yolo_cls_definition)
 
 #define TRAINER_DECLARE_FAMILY(family) ModelFamily family##_family();
 TRAINER_MODEL_FAMILIES(TRAINER_DECLARE_FAMILY)

@@ -1,16 +1,25 @@
-// Ultralytics' YOLO generations: YOLOv8 and YOLO11, n/s/m/l/x, for detection and (the -cls
-// models) classification (models/yolo.h, onnx/yolov8_graph.h).
+// Ultralytics' YOLO generations: YOLOv5u, YOLOv8, YOLO11 and YOLO26, n/s/m/l/x, for detection
+// and (the -cls models) classification, and users' own model-definition files (models/yolo.h,
+// onnx/yolov8_graph.h).
 #include <algorithm>
+#include <filesystem>
 
 #include "families/model_family.h"
 #include "models/yolo.h"
 #include "onnx/yolov8_graph.h"
+#include "util/error.h"
 
 namespace trainer {
 namespace {
 
 DetectorModel build_yolo_detector(const ModelRequest& request) {
   Yolo model = make_yolo(request.name, request.in_channels, request.classes);
+  if (model->head().options.end2end()) {
+    throw UserError("model=" + request.name +
+                    ": the end-to-end head (YOLO26's one-to-one branch, Ultralytics 8.4's E2E "
+                    "loss and NMS-free inference) is built but not trained here yet; YOLO11 "
+                    "(yolo11n …) trains");
+  }
   DetectorModel built =
       bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
   built.strides = model->strides();
@@ -35,7 +44,23 @@ LogitsModel build_yolo_classifier(const ModelRequest& request) {
 std::function<bool(const std::string&)> yolo_names(std::string prefix, bool classification) {
   return [prefix = std::move(prefix), classification](const std::string& name) {
     const bool cls = name.size() > 4 && name.compare(name.size() - 4, 4, "-cls") == 0;
-    return name.rfind(prefix, 0) == 0 && cls == classification;
+    return !names_definition_file(name) && name.rfind(prefix, 0) == 0 && cls == classification;
+  };
+}
+
+// A user's model-definition file, of the task its head names (Ultralytics' guess_model_task): a
+// Classify head classifies; anything else, a file that does not parse included, is detection's
+// to build or to report.
+std::function<bool(const std::string&)> definition_files(bool classification) {
+  return [classification](const std::string& name) {
+    if (!names_definition_file(name) || !std::filesystem::is_regular_file(name)) return false;
+    try {
+      const YoloDefinition definition = read_yolo_definition(name);
+      return (!definition.rows.empty() && definition.rows.back().module == "Classify") ==
+             classification;
+    } catch (const UserError&) {
+      return !classification;
+    }
   };
 }
 
@@ -76,6 +101,13 @@ ModelFamily yolo_family(const std::string& generation, TaskKind task) {
 
 }  // namespace
 
+ModelFamily yolov5u_family() {
+  ModelFamily family = yolo_family("yolov5", TaskKind::detect);
+  family.names.shown = "yolov5nu/su/mu/lu/xu";
+  family.names.default_member = "yolov5nu";
+  return family;
+}
+
 ModelFamily yolov8_family() {
   ModelFamily family = yolo_family("yolov8", TaskKind::detect);
   family.ultralytics_model = recognised_by("yolov8", "model.22.dfl.conv.weight", "");
@@ -89,9 +121,29 @@ ModelFamily yolo11_family() {
   return family;
 }
 
+ModelFamily yolo26_family() { return yolo_family("yolo26", TaskKind::detect); }
+
 // Ultralytics' ClassificationModel files are not read yet (io refuses them): no recogniser.
 ModelFamily yolov8_cls_family() { return yolo_family("yolov8", TaskKind::classify); }
 
 ModelFamily yolo11_cls_family() { return yolo_family("yolo11", TaskKind::classify); }
+
+ModelFamily yolo26_cls_family() { return yolo_family("yolo26", TaskKind::classify); }
+
+// model=my-yolo.yaml: a file in Ultralytics' model-definition format, built from its rows.
+ModelFamily yolo_definition_family() {
+  ModelFamily family;
+  family.names = {definition_files(false), "a model .yaml of Ultralytics' format", TaskKind::detect,
+                  ""};
+  family.detector = build_yolo_detector;
+  return family;
+}
+
+ModelFamily yolo_cls_definition_family() {
+  ModelFamily family;
+  family.names = {definition_files(true), "a -cls model .yaml", TaskKind::classify, ""};
+  family.logits_model = build_yolo_classifier;
+  return family;
+}
 
 }  // namespace trainer

@@ -3,6 +3,8 @@
 #include <torch/nn/modules/upsampling.h>
 
 #include <cmath>
+#include <filesystem>
+#include <regex>
 
 #include "models/yolo_attention.h"
 #include "models/yolo_blocks.h"
@@ -14,193 +16,214 @@ namespace {
 
 using Kind = YoloImpl::LayerKind;
 
-struct LayerSpec {
-  Kind kind;
-  std::vector<int64_t> from;  ///< -1: the previous layer
-  int64_t repeats = 1;        ///< before depth scaling
-  int64_t channels = 0;       ///< before width scaling; 0 where the input decides
-  bool shortcut = false;
-  bool c3k = false;        ///< C3k2: C3k inner blocks at every scale
-  double expansion = 0.5;  ///< C3k2: hidden channels per output channel
-};
+// A row's arguments with parse_model's reading of them: Python literals, `nc` for the class
+// count, None for "the default".
+class RowArgs {
+ public:
+  RowArgs(const YoloRow& row, int64_t classes) : row_(row), classes_(classes) {}
 
-// cfg/models/v8/yolov8.yaml. Every Conv of it is a 3x3 stride-2 downsample; head C2fs have no
-// shortcut.
-const std::vector<LayerSpec>& yolov8_layers() {
-  static const std::vector<LayerSpec> layers{
-      {Kind::conv, {-1}, 1, 64},         // 0  P1/2
-      {Kind::conv, {-1}, 1, 128},        // 1  P2/4
-      {Kind::c2f, {-1}, 3, 128, true},   // 2
-      {Kind::conv, {-1}, 1, 256},        // 3  P3/8
-      {Kind::c2f, {-1}, 6, 256, true},   // 4
-      {Kind::conv, {-1}, 1, 512},        // 5  P4/16
-      {Kind::c2f, {-1}, 6, 512, true},   // 6
-      {Kind::conv, {-1}, 1, 1024},       // 7  P5/32
-      {Kind::c2f, {-1}, 3, 1024, true},  // 8
-      {Kind::sppf, {-1}, 1, 1024},       // 9
-      {Kind::upsample, {-1}},            // 10
-      {Kind::concat, {-1, 6}},           // 11 with backbone P4
-      {Kind::c2f, {-1}, 3, 512},         // 12
-      {Kind::upsample, {-1}},            // 13
-      {Kind::concat, {-1, 4}},           // 14 with backbone P3
-      {Kind::c2f, {-1}, 3, 256},         // 15 P3/8 output
-      {Kind::conv, {-1}, 1, 256},        // 16
-      {Kind::concat, {-1, 12}},          // 17 with head P4
-      {Kind::c2f, {-1}, 3, 512},         // 18 P4/16 output
-      {Kind::conv, {-1}, 1, 512},        // 19
-      {Kind::concat, {-1, 9}},           // 20 with head P5
-      {Kind::c2f, {-1}, 3, 1024},        // 21 P5/32 output
-      {Kind::detect, {15, 18, 21}},      // 22
-  };
-  return layers;
-}
+  bool given(size_t i) const { return i < row_.args.size() && row_.args[i] != "None"; }
+  size_t size() const { return row_.args.size(); }
 
-// cfg/models/11/yolo11.yaml. C3k2's shortcut is its Python default (True) everywhere.
-const std::vector<LayerSpec>& yolo11_layers() {
-  static const std::vector<LayerSpec> layers{
-      {Kind::conv, {-1}, 1, 64},                      // 0  P1/2
-      {Kind::conv, {-1}, 1, 128},                     // 1  P2/4
-      {Kind::c3k2, {-1}, 2, 256, true, false, 0.25},  // 2
-      {Kind::conv, {-1}, 1, 256},                     // 3  P3/8
-      {Kind::c3k2, {-1}, 2, 512, true, false, 0.25},  // 4
-      {Kind::conv, {-1}, 1, 512},                     // 5  P4/16
-      {Kind::c3k2, {-1}, 2, 512, true, true},         // 6
-      {Kind::conv, {-1}, 1, 1024},                    // 7  P5/32
-      {Kind::c3k2, {-1}, 2, 1024, true, true},        // 8
-      {Kind::sppf, {-1}, 1, 1024},                    // 9
-      {Kind::c2psa, {-1}, 2, 1024},                   // 10
-      {Kind::upsample, {-1}},                         // 11
-      {Kind::concat, {-1, 6}},                        // 12 with backbone P4
-      {Kind::c3k2, {-1}, 2, 512, true},               // 13
-      {Kind::upsample, {-1}},                         // 14
-      {Kind::concat, {-1, 4}},                        // 15 with backbone P3
-      {Kind::c3k2, {-1}, 2, 256, true},               // 16 P3/8 output
-      {Kind::conv, {-1}, 1, 256},                     // 17
-      {Kind::concat, {-1, 13}},                       // 18 with head P4
-      {Kind::c3k2, {-1}, 2, 512, true},               // 19 P4/16 output
-      {Kind::conv, {-1}, 1, 512},                     // 20
-      {Kind::concat, {-1, 10}},                       // 21 with head P5
-      {Kind::c3k2, {-1}, 2, 1024, true, true},        // 22 P5/32 output
-      {Kind::detect, {16, 19, 22}},                   // 23
-  };
-  return layers;
-}
-
-// cfg/models/v8/yolov8-cls.yaml: YOLOv8's backbone without SPPF, and a Classify head.
-const std::vector<LayerSpec>& yolov8_cls_layers() {
-  static const std::vector<LayerSpec> layers = [] {
-    std::vector<LayerSpec> backbone(yolov8_layers().begin(), yolov8_layers().begin() + 9);
-    backbone.push_back({Kind::classify, {-1}});  // 9
-    return backbone;
-  }();
-  return layers;
-}
-
-// cfg/models/11/yolo11-cls.yaml: YOLO11's backbone with C2PSA in SPPF's place, and a Classify head.
-const std::vector<LayerSpec>& yolo11_cls_layers() {
-  static const std::vector<LayerSpec> layers = [] {
-    std::vector<LayerSpec> backbone(yolo11_layers().begin(), yolo11_layers().begin() + 9);
-    backbone.push_back(yolo11_layers()[10]);     // 9  C2PSA
-    backbone.push_back({Kind::classify, {-1}});  // 10
-    return backbone;
-  }();
-  return layers;
-}
-
-const std::vector<LayerSpec>& architecture(YoloGeneration generation, YoloHead head) {
-  if (head == YoloHead::classify)
-    return generation == YoloGeneration::v11 ? yolo11_cls_layers() : yolov8_cls_layers();
-  return generation == YoloGeneration::v11 ? yolo11_layers() : yolov8_layers();
-}
-
-struct Scale {
-  YoloGeneration generation;
-  YoloHead head;
-  double depth, width;
-  int64_t max_channels;
-};
-
-// Ultralytics' [depth, width, max_channels] per model (the `scales` of each yaml).
-const std::vector<std::pair<std::string, Scale>>& scales() {
-  using G = YoloGeneration;
-  constexpr YoloHead det = YoloHead::detect, cls = YoloHead::classify;
-  static const std::vector<std::pair<std::string, Scale>> table{
-      {"yolov8n", {G::v8, det, 0.33, 0.25, 1024}},
-      {"yolov8s", {G::v8, det, 0.33, 0.50, 1024}},
-      {"yolov8m", {G::v8, det, 0.67, 0.75, 768}},
-      {"yolov8l", {G::v8, det, 1.00, 1.00, 512}},
-      {"yolov8x", {G::v8, det, 1.00, 1.25, 512}},
-      {"yolo11n", {G::v11, det, 0.50, 0.25, 1024}},
-      {"yolo11s", {G::v11, det, 0.50, 0.50, 1024}},
-      {"yolo11m", {G::v11, det, 0.50, 1.00, 512}},
-      {"yolo11l", {G::v11, det, 1.00, 1.00, 512}},
-      {"yolo11x", {G::v11, det, 1.00, 1.50, 512}},
-      {"yolov8n-cls", {G::v8, cls, 0.33, 0.25, 1024}},
-      {"yolov8s-cls", {G::v8, cls, 0.33, 0.50, 1024}},
-      {"yolov8m-cls", {G::v8, cls, 0.67, 0.75, 1024}},
-      {"yolov8l-cls", {G::v8, cls, 1.00, 1.00, 1024}},
-      {"yolov8x-cls", {G::v8, cls, 1.00, 1.25, 1024}},
-      {"yolo11n-cls", {G::v11, cls, 0.50, 0.25, 1024}},
-      {"yolo11s-cls", {G::v11, cls, 0.50, 0.50, 1024}},
-      {"yolo11m-cls", {G::v11, cls, 0.50, 1.00, 512}},
-      {"yolo11l-cls", {G::v11, cls, 1.00, 1.00, 512}},
-      {"yolo11x-cls", {G::v11, cls, 1.00, 1.50, 512}}};
-  return table;
-}
-
-// Layer `spec` as parse_model builds it from the outputs it reads (`in_channels`); `out` is set
-// to its output channels.
-std::shared_ptr<torch::nn::Module> make_layer(const YoloOptions& options, const LayerSpec& spec,
-                                              const std::vector<int64_t>& in_channels,
-                                              int64_t& out) {
-  // parse_model's scaling: make_divisible(min(c, max_channels) * width, 8), and
-  // max(round(n * depth), 1) repeats for n > 1 (Python's round: half to even, as nearbyint).
-  const double scaled =
-      static_cast<double>(std::min(spec.channels, options.max_channels())) * options.width();
-  const int64_t channels = static_cast<int64_t>(std::ceil(scaled / 8)) * 8;
-  const int64_t repeats =
-      spec.repeats > 1
-          ? std::max<int64_t>(static_cast<int64_t>(std::nearbyint(spec.repeats * options.depth())),
-                              1)
-          : spec.repeats;
-  const int64_t in = in_channels.front();
-  out = spec.kind == Kind::upsample || spec.kind == Kind::detect ? in
-        : spec.kind == Kind::classify                            ? options.classes()
-                                                                 : channels;
-  switch (spec.kind) {
-    case Kind::conv:
-      return yolo::Conv(in, out, 3, 2).ptr();
-    case Kind::c2f:
-      return yolo::C2f(in, out, repeats, spec.shortcut).ptr();
-    case Kind::c3k2: {
-      const bool c3k = spec.c3k || options.c3k_everywhere();
-      return yolo::C2f(in, out, repeats, spec.shortcut,
-                       c3k ? yolo::C2fInner::c3k : yolo::C2fInner::narrow_bottleneck,
-                       spec.expansion)
-          .ptr();
-    }
-    case Kind::sppf:
-      return yolo::SPPF(in, out, 5).ptr();
-    case Kind::c2psa:
-      TORCH_CHECK(in == out, "C2PSA keeps its width, got ", in, " -> ", out);
-      return yolo::C2PSA(in, repeats).ptr();
-    case Kind::upsample:
-      return torch::nn::Upsample(torch::nn::UpsampleOptions()
-                                     .scale_factor(std::vector<double>{2, 2})
-                                     .mode(torch::kNearest))
-          .ptr();
-    case Kind::concat:
-      out = 0;
-      for (const int64_t part : in_channels) out += part;
-      return yolo::Concat().ptr();
-    case Kind::classify:
-      return yolo::Classify(in, options.classes()).ptr();
-    case Kind::detect:
-      return yolo::Detect(yolo::DetectOptions(options.classes(), in_channels)
-                              .depthwise_classes(options.generation() == YoloGeneration::v11))
-          .ptr();
+  int64_t integer(size_t i, int64_t fallback) const {
+    if (!given(i)) return fallback;
+    if (row_.args[i] == "nc") return classes_;
+    const double value = number(i, 0);
+    if (value != std::floor(value)) fail(i, "a whole number");
+    return static_cast<int64_t>(value);
   }
-  TORCH_INTERNAL_ASSERT(false, "unknown YOLO layer kind");
+
+  double number(size_t i, double fallback) const {
+    if (!given(i)) return fallback;
+    try {
+      size_t used = 0;
+      const double value = std::stod(row_.args[i], &used);
+      if (used == row_.args[i].size()) return value;
+    } catch (const std::exception&) {
+    }
+    fail(i, "a number");
+  }
+
+  bool flag(size_t i, bool fallback) const {
+    if (!given(i)) return fallback;
+    const std::string text = to_lower(row_.args[i]);
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    fail(i, "True or False");
+  }
+
+  [[noreturn]] void fail(size_t i, const std::string& expected) const {
+    throw UserError(row_.where + ": " + row_.module + "'s argument " + std::to_string(i + 1) +
+                    " ('" + row_.args[i] + "') must be " + expected);
+  }
+
+ private:
+  const YoloRow& row_;
+  int64_t classes_;
+};
+
+// What parse_model carries from row to row.
+struct BuildContext {
+  YoloScale scaling;
+  char scale = 0;  ///< the scale letter, 0 for none
+  int64_t classes;
+  int64_t reg_max;
+  bool end2end;
+  bool legacy_head = true;  ///< no C3k2 so far: Detect's class branch is YOLOv8's
+};
+
+// parse_model's widths: make_divisible(min(c, max_channels) * width, 8), except a width equal
+// to nc, which is the classes' and kept.
+int64_t scaled_width(int64_t channels, const BuildContext& context) {
+  if (channels == context.classes) return channels;
+  const double scaled =
+      static_cast<double>(std::min(channels, context.scaling.max_channels)) * context.scaling.width;
+  return static_cast<int64_t>(std::ceil(scaled / 8)) * 8;
+}
+
+// max(round(n * depth), 1) for n > 1 (Python's round: half to even, as nearbyint).
+int64_t scaled_repeats(int64_t repeats, const BuildContext& context) {
+  if (repeats <= 1) return repeats;
+  return std::max<int64_t>(static_cast<int64_t>(std::nearbyint(repeats * context.scaling.depth)),
+                           1);
+}
+
+struct BuiltLayer {
+  std::shared_ptr<torch::nn::Module> module;
+  Kind kind;
+  int64_t out_channels;
+};
+
+BuiltLayer conv_layer(const RowArgs& args, int64_t in, int64_t out) {
+  const int64_t kernel = args.integer(1, 1);
+  const int64_t padding = args.given(3) ? args.integer(3, 0) : yolo::ConvImpl::kAutoPadding;
+  return {yolo::Conv(in, out, kernel, args.integer(2, 1), args.integer(4, 1), args.flag(6, true),
+                     padding, args.integer(5, 1))
+              .ptr(),
+          Kind::conv, out};
+}
+
+// C2f [c2, shortcut=False, g, e], C3 [c2, shortcut=True, g, e] and C3k2 [c2, c3k=False, e,
+// attn=False, g, shortcut=True], with the depth-scaled repeats inserted as parse_model does.
+BuiltLayer csp_layer(const YoloRow& row, const RowArgs& args, int64_t in, int64_t out,
+                     BuildContext& context) {
+  const int64_t repeats = scaled_repeats(row.repeats, context);
+  const size_t groups_at = row.module == "C3k2" ? 4 : 2;
+  if (args.integer(groups_at, 1) != 1) args.fail(groups_at, "1 (grouped blocks are not built)");
+  if (row.module == "C2f") {
+    return {yolo::C2f(in, out, repeats, args.flag(1, false), yolo::C2fInner::bottleneck,
+                      args.number(3, 0.5))
+                .ptr(),
+            Kind::c2f, out};
+  }
+  if (row.module == "C3") {
+    return {yolo::C3(in, out, repeats, args.flag(1, true), 1, args.number(3, 0.5)).ptr(), Kind::c3,
+            out};
+  }
+  context.legacy_head = false;
+  // parse_model turns c3k on for every C3k2 at the m, l and x scales.
+  const bool c3k = args.flag(1, false) ||
+                   (context.scale && std::string("mlx").find(context.scale) != std::string::npos);
+  const yolo::C2fInner inner = args.flag(3, false) ? yolo::C2fInner::attention
+                               : c3k               ? yolo::C2fInner::c3k
+                                                   : yolo::C2fInner::narrow_bottleneck;
+  return {yolo::C2f(in, out, repeats, args.flag(5, true), inner, args.number(2, 0.5)).ptr(),
+          Kind::c3k2, out};
+}
+
+// nn.Upsample [None, scale_factor, "nearest"].
+BuiltLayer upsample_layer(const YoloRow& row, const RowArgs& args, int64_t in) {
+  if (args.given(0)) args.fail(0, "None (an output size is not built; give the scale factor)");
+  if (args.given(2) && row.args[2] != "nearest") args.fail(2, "nearest");
+  const double factor = args.number(1, 2);
+  return {torch::nn::Upsample(torch::nn::UpsampleOptions()
+                                  .scale_factor(std::vector<double>{factor, factor})
+                                  .mode(torch::kNearest))
+              .ptr(),
+          Kind::upsample, in};
+}
+
+BuiltLayer detect_layer(const std::vector<int64_t>& in_channels, const BuildContext& context) {
+  std::vector<double> strides;
+  for (size_t level = 0; level < in_channels.size(); ++level) {
+    strides.push_back(8.0 * static_cast<double>(int64_t{1} << level));
+  }
+  return {yolo::Detect(yolo::DetectOptions(context.classes, in_channels)
+                           .strides(strides)
+                           .reg_max(context.reg_max)
+                           .depthwise_classes(!context.legacy_head)
+                           .end2end(context.end2end))
+              .ptr(),
+          Kind::detect, in_channels.front()};
+}
+
+const char* const kKnownModules =
+    "Conv, C2f, C3, C3k2, SPPF, C2PSA, nn.Upsample, Concat, Detect and Classify";
+
+// Layer `row` as parse_model builds it from the outputs it reads (`in_channels`).
+BuiltLayer make_layer(const YoloRow& row, const std::vector<int64_t>& in_channels,
+                      BuildContext& context) {
+  const RowArgs args(row, context.classes);
+  const std::string& module = row.module;
+  const bool repeated = module == "C2f" || module == "C3" || module == "C3k2" || module == "C2PSA";
+  if (!repeated && row.repeats > 1) {
+    throw UserError(row.where + ": " + module + " with repeats " + std::to_string(row.repeats) +
+                    " (Ultralytics' nn.Sequential of copies) is not built; repeat the row");
+  }
+  const int64_t in = in_channels.front();
+  if (module == "Concat") {
+    if (args.integer(0, 1) != 1) args.fail(0, "1 (channels)");
+    int64_t out = 0;
+    for (const int64_t part : in_channels) out += part;
+    return {yolo::Concat().ptr(), Kind::concat, out};
+  }
+  if (module == "Detect") return detect_layer(in_channels, context);
+  if (module == "Classify") {
+    return {yolo::Classify(in, context.classes).ptr(), Kind::classify, context.classes};
+  }
+  if (module == "nn.Upsample") return upsample_layer(row, args, in);
+  const int64_t out = scaled_width(args.integer(0, in), context);
+  if (module == "Conv") return conv_layer(args, in, out);
+  if (repeated && module != "C2PSA") return csp_layer(row, args, in, out, context);
+  if (module == "SPPF") {
+    return {yolo::SPPF(in, out, args.integer(1, 5), args.integer(2, 3), args.flag(3, false),
+                       args.size() <= 2)
+                .ptr(),
+            Kind::sppf, out};
+  }
+  if (module == "C2PSA") {
+    if (in != out)
+      throw UserError(row.where + ": C2PSA keeps its width, got " + std::to_string(in) + " -> " +
+                      std::to_string(out));
+    return {yolo::C2PSA(in, scaled_repeats(row.repeats, context), args.number(1, 0.5)).ptr(),
+            Kind::c2psa, out};
+  }
+  throw UserError(row.where + ": unknown module '" + module + "'; the modules built here are " +
+                  kKnownModules);
+}
+
+// The scale letter a model is built at: the one asked for, else the file's own, else its first
+// (Ultralytics warns and assumes that one).
+BuildContext context_for(const YoloOptions& options) {
+  const YoloDefinition& definition = *options.definition();
+  BuildContext context{definition.unscaled, 0, options.classes(), definition.reg_max,
+                       definition.end2end};
+  if (definition.scales.empty()) return context;
+  std::string scale = options.scale().empty() ? definition.scale : options.scale();
+  if (scale.empty()) scale = std::string(1, definition.scales.front().first);
+  std::vector<std::string> letters;
+  for (const auto& [letter, scaling] : definition.scales) {
+    letters.emplace_back(1, letter);
+    if (scale.size() == 1 && letter == scale[0]) {
+      context.scaling = scaling;
+      context.scale = letter;
+    }
+  }
+  if (!context.scale) {
+    throw UserError(definition.source + " has no scale '" + scale + "'; its scales are " +
+                    join(letters, ", "));
+  }
+  return context;
 }
 
 }  // namespace
@@ -213,48 +236,61 @@ void YoloImpl::reset() {
                     std::to_string(options.in_channels()) + " and " +
                     std::to_string(options.classes()));
   }
-  const std::vector<LayerSpec>& specs = architecture(options.generation(), options.head());
+  const YoloDefinition& definition = *options.definition();
+  BuildContext context = context_for(options);
   model = register_module("model", torch::nn::ModuleList());
   layers_.clear();
-  keep_.assign(specs.size(), false);
+  keep_.assign(definition.rows.size(), false);
   std::vector<int64_t> out_channels;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const LayerSpec& spec = specs[i];
+  for (size_t i = 0; i < definition.rows.size(); ++i) {
+    const YoloRow& row = definition.rows[i];
+    Layer layer{Kind::conv, {}};
     std::vector<int64_t> in_channels;
-    for (const int64_t source : spec.from) {
+    for (int64_t source : row.from) {
+      // Python's negative indices count from the end of the layers built so far.
+      if (source < -1) source += static_cast<int64_t>(i);
+      if (source >= static_cast<int64_t>(i) || (source < 0 && source != -1) ||
+          (i == 0 && source != -1)) {
+        throw UserError(row.where + ": from " + std::to_string(source) + " names no earlier layer");
+      }
       if (source >= 0) keep_[static_cast<size_t>(source)] = true;
+      layer.from.push_back(source);
       in_channels.push_back(i == 0
                                 ? options.in_channels()
                                 : out_channels[source < 0 ? i - 1 : static_cast<size_t>(source)]);
     }
-    int64_t out = 0;
-    model->push_back(make_layer(options, spec, in_channels, out));
-    out_channels.push_back(out);
-    layers_.push_back({spec.kind, spec.from});
+    BuiltLayer built = make_layer(row, in_channels, context);
+    layer.kind = built.kind;
+    const bool head = built.kind == Kind::detect || built.kind == Kind::classify;
+    if (head != (i + 1 == definition.rows.size())) {
+      throw UserError(row.where +
+                      ": the last layer, and only it, is the head (Detect or Classify)");
+    }
+    model->push_back(built.module);
+    out_channels.push_back(built.out_channels);
+    layers_.push_back(std::move(layer));
   }
 }
 
 yolo::DetectImpl& YoloImpl::head() const {
-  TORCH_CHECK(options.head() == YoloHead::detect, "a YOLO classification model has no Detect head");
+  TORCH_CHECK(detects(), "a YOLO classification model has no Detect head");
   return *model->ptr<yolo::DetectImpl>(model->size() - 1);
 }
 
 std::vector<torch::Tensor> YoloImpl::forward(const torch::Tensor& images) {
   TORCH_CHECK(images.dim() == 4 && images.size(1) == options.in_channels(), "YOLO expects [B, ",
               options.in_channels(), ", H, W] images, got ", images.sizes());
-  TORCH_CHECK(options.head() == YoloHead::classify ||
-                  (images.size(2) % 32 == 0 && images.size(3) % 32 == 0),
+  TORCH_CHECK(!detects() || (images.size(2) % 32 == 0 && images.size(3) % 32 == 0),
               "YOLO needs image sides that are multiples of its largest stride 32, got ",
               images.size(2), "x", images.size(3));
   std::vector<torch::Tensor> saved(layers_.size());
   torch::Tensor x = images;
-  const auto input = [&](int64_t source) {
-    return source < 0 ? x : saved[static_cast<size_t>(source)];
-  };
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Layer& layer = layers_[i];
     std::vector<torch::Tensor> inputs;
-    for (const int64_t source : layer.from) inputs.push_back(input(source));
+    for (const int64_t source : layer.from) {
+      inputs.push_back(source < 0 ? x : saved[static_cast<size_t>(source)]);
+    }
     switch (layer.kind) {
       case Kind::conv:
         x = model->ptr<yolo::ConvImpl>(i)->forward(inputs[0]);
@@ -262,6 +298,9 @@ std::vector<torch::Tensor> YoloImpl::forward(const torch::Tensor& images) {
       case Kind::c2f:
       case Kind::c3k2:
         x = model->ptr<yolo::C2fImpl>(i)->forward(inputs[0]);
+        break;
+      case Kind::c3:
+        x = model->ptr<yolo::C3Impl>(i)->forward(inputs[0]);
         break;
       case Kind::sppf:
         x = model->ptr<yolo::SPPFImpl>(i)->forward(inputs[0]);
@@ -287,32 +326,46 @@ std::vector<torch::Tensor> YoloImpl::forward(const torch::Tensor& images) {
 
 const std::vector<std::string>& yolo_model_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> keys;
-    for (const auto& entry : scales()) keys.push_back(entry.first);
-    return keys;
+    std::vector<std::string> all;
+    for (const std::string& stem : builtin_yolo_definitions()) {
+      const size_t dash = stem.find('-');
+      const std::string generation = stem.substr(0, dash);
+      const std::string suffix = dash == std::string::npos ? "" : stem.substr(dash);
+      for (const auto& [letter, scaling] : builtin_yolo_definition(stem)->scales) {
+        all.push_back(generation + letter + (generation == "yolov5" ? "u" : "") + suffix);
+      }
+    }
+    return all;
   }();
   return names;
 }
 
+Yolo make_yolo(std::shared_ptr<const YoloDefinition> definition, std::string scale,
+               int64_t in_channels, int64_t classes) {
+  return Yolo(YoloOptions(std::move(definition))
+                  .scale(std::move(scale))
+                  .in_channels(in_channels)
+                  .classes(classes));
+}
+
 Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes) {
-  const auto found = std::find_if(scales().begin(), scales().end(),
-                                  [&](const auto& entry) { return entry.first == name; });
-  if (found == scales().end()) {
+  if (names_definition_file(name)) {
+    // Ultralytics' guess_model_scale: the letter after the generation in the file's name.
+    const std::string stem = std::filesystem::path(name).stem().string();
+    std::smatch letter;
+    static const std::regex scale_in_name(R"(yolo(?:e-)?v?\d+([nslmx]))");
+    const std::string scale =
+        std::regex_search(stem, letter, scale_in_name) ? letter[1].str() : std::string();
+    return make_yolo(std::make_shared<const YoloDefinition>(read_yolo_definition(name)), scale,
+                     in_channels, classes);
+  }
+  const YoloName parsed = parse_yolo_name(name);
+  const auto& stems = builtin_yolo_definitions();
+  if (parsed.stem.empty() || std::find(stems.begin(), stems.end(), parsed.stem) == stems.end()) {
     throw UserError("unknown model '" + name + "'" + did_you_mean(name, yolo_model_names()) +
                     "; choose one of " + join(yolo_model_names(), ", "));
   }
-  const Scale& scale = found->second;
-  const char size = name.substr(0, name.find('-')).back();  // yolo11m-cls: m
-  return Yolo(YoloOptions()
-                  .generation(scale.generation)
-                  .head(scale.head)
-                  .c3k_everywhere(scale.generation == YoloGeneration::v11 &&
-                                  (size == 'm' || size == 'l' || size == 'x'))
-                  .depth(scale.depth)
-                  .width(scale.width)
-                  .max_channels(scale.max_channels)
-                  .in_channels(in_channels)
-                  .classes(classes));
+  return make_yolo(builtin_yolo_definition(parsed.stem), parsed.scale, in_channels, classes);
 }
 
 }  // namespace trainer

@@ -1,8 +1,8 @@
-// YOLO models as Ultralytics builds them from cfg/models/v8/yolov8.yaml (23 layers),
-// cfg/models/11/yolo11.yaml (24) and their classification variants yolov8-cls.yaml and
-// yolo11-cls.yaml (a Classify head on the backbone), at the scales n/s/m/l/x: the same layers,
-// scaling and initialisation, and the same state-dict keys and shapes (`model.0.conv.weight`,
-// `model.2.m.0.cv1.bn.running_mean`, `model.10.m.0.attn.qkv.conv.weight`, `model.22.cv3.1.2.bias`,
+// YOLO models built as Ultralytics' parse_model (nn/tasks.py) builds them from a model definition
+// (models/yolo_definition.h): the built-in yolov5u, yolov8, yolo11, yolo26 and -cls definitions at
+// the scales n/s/m/l/x, or a user's own file of known modules. The layers, scaling and
+// initialisation are Ultralytics', and so are the state-dict keys and shapes
+// (`model.0.conv.weight`, `model.10.m.0.attn.qkv.conv.weight`, `model.23.one2one_cv3.2.2.bias`
 // ...), so Ultralytics' weights map onto it key for key.
 #pragma once
 #include <torch/nn/cloneable.h>
@@ -10,32 +10,27 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "models/yolo_definition.h"
 #include "models/yolo_head.h"
 
 namespace trainer {
 
-enum class YoloGeneration { v8, v11 };
-enum class YoloHead { detect, classify };
-
 struct YoloOptions {
-  TORCH_ARG(YoloGeneration, generation) = YoloGeneration::v8;
-  TORCH_ARG(YoloHead, head) = YoloHead::detect;
-  TORCH_ARG(double, depth) = 0.33;          ///< repeats multiplier of the C2f / C3k2 blocks
-  TORCH_ARG(double, width) = 0.25;          ///< channel multiplier
-  TORCH_ARG(int64_t, max_channels) = 1024;  ///< channel cap before the width multiplier
-  TORCH_ARG(int64_t, in_channels) = 3;      ///< input image channels, >= 1
-  TORCH_ARG(int64_t, classes) = 80;         ///< >= 1
-  // YOLO11 at m, l and x: every C3k2 refines with C3k blocks (parse_model sets c3k for those
-  // scales).
-  TORCH_ARG(bool, c3k_everywhere) = false;
+  explicit YoloOptions(std::shared_ptr<const YoloDefinition> definition)
+      : definition_(std::move(definition)) {}
+  TORCH_ARG(std::shared_ptr<const YoloDefinition>, definition);
+  TORCH_ARG(std::string, scale);        ///< a letter of the definition's scales; "" for its own
+  TORCH_ARG(int64_t, in_channels) = 3;  ///< input image channels, >= 1
+  TORCH_ARG(int64_t, classes) = 80;     ///< >= 1, in place of the definition's nc
 };
 
 class YoloImpl : public torch::nn::Cloneable<YoloImpl> {
  public:
-  explicit YoloImpl(const YoloOptions& options = {});
+  explicit YoloImpl(const YoloOptions& options);
 
   void reset() override;
   // images [B, in_channels, H, W] with H and W multiples of 32 -> the head's raw outputs, in
@@ -44,6 +39,8 @@ class YoloImpl : public torch::nn::Cloneable<YoloImpl> {
   // scores); for classification one, the logits [B, classes].
   std::vector<torch::Tensor> forward(const torch::Tensor& images);
 
+  // Whether the last layer is a Detect head (else Classify).
+  bool detects() const { return layers_.back().kind == LayerKind::detect; }
   // The Detect head, the last layer of a detection model.
   yolo::DetectImpl& head() const;
   const std::vector<double>& strides() const { return head().options.strides(); }
@@ -52,8 +49,9 @@ class YoloImpl : public torch::nn::Cloneable<YoloImpl> {
   YoloOptions options;
   torch::nn::ModuleList model{nullptr};  ///< the layers, parameter-free ones included
 
-  // c3k2 layers are C2f modules (Ultralytics' C3k2 subclasses C2f) with YOLO11's inner blocks.
-  enum class LayerKind { conv, c2f, c3k2, sppf, c2psa, upsample, concat, detect, classify };
+  // c3k2 layers are C2f modules (Ultralytics' C3k2 subclasses C2f) with YOLO11's inner blocks;
+  // c3 layers are YOLOv5's C3.
+  enum class LayerKind { conv, c2f, c3k2, c3, sppf, c2psa, upsample, concat, detect, classify };
 
   // What forward needs to call model[i]. Kept as plain data rather than module handles because
   // clone() replaces the modules inside `model`.
@@ -70,11 +68,17 @@ class YoloImpl : public torch::nn::Cloneable<YoloImpl> {
 };
 TORCH_MODULE(Yolo);
 
-// The model names make_yolo accepts (yolov8n … yolov8x, yolo11n … yolo11x and their -cls
-// variants), for help texts and did-you-mean suggestions.
+// The model names make_yolo accepts (yolov5nu …, yolov8n … yolov8x, yolo11n …, yolo26n … and the
+// -cls variants), for help texts and did-you-mean suggestions.
 const std::vector<std::string>& yolo_model_names();
 
-// `name` is one of yolo_model_names(); anything else throws UserError.
+// `name` is one of yolo_model_names() (yolov5n is yolov5nu), or the path of a model-definition
+// file (.yaml) whose modules are known; anything else throws UserError naming it.
 Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes);
+
+// The model `definition` at `scale` ("" for the file's own `scale:`, else its first scale, as
+// Ultralytics assumes).
+Yolo make_yolo(std::shared_ptr<const YoloDefinition> definition, std::string scale,
+               int64_t in_channels, int64_t classes);
 
 }  // namespace trainer

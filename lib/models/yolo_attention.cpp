@@ -1,5 +1,6 @@
 #include "models/yolo_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainer::yolo {
@@ -48,6 +49,20 @@ void PSABlockImpl::reset() {
 torch::Tensor PSABlockImpl::forward(const torch::Tensor& input) {
   const torch::Tensor x = input + attn(input);
   return x + ffn->forward(x);
+}
+
+BottleneckPSAImpl::BottleneckPSAImpl(int64_t channels, bool shortcut)
+    : channels(channels), shortcut(shortcut) {
+  reset();
+}
+
+void BottleneckPSAImpl::reset() {
+  bottleneck = register_module("0", Bottleneck(channels, shortcut, 0.5));
+  psa = register_module("1", PSABlock(channels, std::max<int64_t>(channels / 64, 1)));
+}
+
+torch::Tensor BottleneckPSAImpl::forward(const torch::Tensor& input) {
+  return psa(bottleneck(input));
 }
 
 C2PSAImpl::C2PSAImpl(int64_t channels, int64_t repeats, double expansion)

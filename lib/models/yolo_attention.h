@@ -41,6 +41,22 @@ class PSABlockImpl : public torch::nn::Cloneable<PSABlockImpl> {
 };
 TORCH_MODULE(PSABlock);
 
+// C3k2's `attn` inner block, Ultralytics' nn.Sequential(Bottleneck, PSABlock): a half-width
+// Bottleneck, then a PSABlock of one head per 64 channels, as children "0" and "1".
+class BottleneckPSAImpl : public torch::nn::Cloneable<BottleneckPSAImpl> {
+ public:
+  BottleneckPSAImpl(int64_t channels, bool shortcut);
+
+  void reset() override;
+  torch::Tensor forward(const torch::Tensor& input);
+
+  int64_t channels;
+  bool shortcut;
+  Bottleneck bottleneck{nullptr};
+  PSABlock psa{nullptr};
+};
+TORCH_MODULE(BottleneckPSA);
+
 // CSP wrapper: cv1 splits into two halves of in_channels * expansion, the PSABlocks (one head per
 // 64 channels) refine the second, cv2 fuses both.
 class C2PSAImpl : public torch::nn::Cloneable<C2PSAImpl> {

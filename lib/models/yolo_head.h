@@ -26,6 +26,9 @@ struct DetectOptions {
   TORCH_ARG(int64_t, reg_max) = 16;  ///< distance bins per box side
   TORCH_ARG(bool,
             depthwise_classes) = false;  ///< YOLO11's class branch: DWConv 3x3 + Conv 1x1, twice
+  // YOLO26's end-to-end head: one2one_cv2 and one2one_cv3, copies of cv2 and cv3 at their
+  // initialisation, read on detached features and trained with one target per object.
+  TORCH_ARG(bool, end2end) = false;
 };
 
 // Ultralytics' frozen Conv2d(reg_max, 1, 1) whose weights 0..reg_max-1 turn bin probabilities into
@@ -48,12 +51,17 @@ class DetectImpl : public torch::nn::Cloneable<DetectImpl> {
 
   void reset() override;
   // One feature map per level -> per level [B, 4 * reg_max + classes, H_i, W_i]: the box-bin
-  // logits, then the class logits. The same in training and evaluation.
+  // logits, then the class logits; an end-to-end head adds its one-to-one branch's levels after
+  // those (2 x levels outputs). The same in training and evaluation.
   std::vector<torch::Tensor> forward(const std::vector<torch::Tensor>& features);
 
   DetectOptions options;
   torch::nn::ModuleList cv2{nullptr}, cv3{nullptr};
-  DFL dfl{nullptr};
+  torch::nn::ModuleList one2one_cv2{nullptr}, one2one_cv3{nullptr};  ///< end2end only
+  DFL dfl{nullptr};  ///< reg_max > 1 only (Ultralytics' nn.Identity otherwise)
+
+ private:
+  void initialise_biases(torch::nn::ModuleList& boxes, torch::nn::ModuleList& scores);
 };
 TORCH_MODULE(Detect);
 

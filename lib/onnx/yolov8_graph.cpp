@@ -14,7 +14,8 @@ using Ints = std::vector<int64_t>;
 
 std::string conv_graph(GraphBuilder& graph, const yolo::ConvImpl& conv, const std::string& x,
                        bool fold, const std::string& key) {
-  return silu(graph, conv_norm(graph, x, *conv.conv, conv.bn.get(), fold, key + ".conv"));
+  const std::string normed = conv_norm(graph, x, *conv.conv, conv.bn.get(), fold, key + ".conv");
+  return conv.activation ? silu(graph, normed) : normed;
 }
 
 std::string c2f_graph(GraphBuilder& graph, const yolo::C2fImpl& block, const std::string& x,
@@ -39,9 +40,12 @@ std::string c2f_graph(GraphBuilder& graph, const yolo::C2fImpl& block, const std
 std::string sppf_graph(GraphBuilder& graph, const yolo::SPPFImpl& block, const std::string& x,
                        bool fold, const std::string& key) {
   std::vector<std::string> pieces{conv_graph(graph, *block.cv1, x, fold, key + ".cv1")};
-  for (int i = 0; i < 3; ++i) pieces.push_back(max_pool(graph, pieces.back(), *block.m));
-  return conv_graph(graph, *block.cv2, graph.node("Concat", pieces, {{"axis", int64_t{1}}}), fold,
-                    key + ".cv2");
+  for (int64_t i = 0; i < block.pools; ++i) {
+    pieces.push_back(max_pool(graph, pieces.back(), *block.m));
+  }
+  const std::string y = conv_graph(
+      graph, *block.cv2, graph.node("Concat", pieces, {{"axis", int64_t{1}}}), fold, key + ".cv2");
+  return block.shortcut && block.in_channels == block.out_channels ? graph.node("Add", {y, x}) : y;
 }
 
 std::string upsample_graph(GraphBuilder& graph, const std::string& x) {
@@ -142,10 +146,11 @@ std::string yolov8_graph(GraphBuilder& graph, const YoloImpl& model, const std::
         y = conv_graph(graph, *model.model->ptr<yolo::ConvImpl>(i), inputs[0], fold, key);
         break;
       case Kind::c3k2:
+      case Kind::c3:
       case Kind::c2psa:
       case Kind::classify:
         unsupported("layer model." + std::to_string(i) +
-                    " (C3k2, C2PSA or Classify) is not written as ONNX yet");
+                    " (C3k2, C3, C2PSA or Classify) is not written as ONNX yet");
       case Kind::c2f:
         y = c2f_graph(graph, *model.model->ptr<yolo::C2fImpl>(i), inputs[0], fold, key);
         break;
@@ -167,13 +172,14 @@ std::string yolov8_graph(GraphBuilder& graph, const YoloImpl& model, const std::
 }
 
 FamilyGraph yolov8_onnx(GraphBuilder& graph, const YoloImpl& model, const GraphRequest& request) {
-  if (model.options.head() != YoloHead::detect) {
+  if (!model.detects()) {
     unsupported("YOLO classification models (-cls) are not written as ONNX yet");
   }
-  if (model.options.generation() != YoloGeneration::v8) {
+  const yolo::DetectOptions& head = model.head().options;
+  if (head.depthwise_classes() || head.end2end() || head.reg_max() != 16) {
     unsupported(
-        "YOLO11's graph (C3k2, C2PSA attention, the depthwise class branch) is not written yet; "
-        "YOLOv8 models export");
+        "the graphs of YOLO11 and YOLO26 (C3k2, C2PSA attention, the depthwise class branch, the "
+        "end-to-end head) are not written yet; YOLOv8 models export");
   }
   const int64_t height = request.height, width = request.width;
   if (height % 32 != 0 || width % 32 != 0) {

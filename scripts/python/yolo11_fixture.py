@@ -15,6 +15,7 @@ nn/tasks.py parse_model builds cfg/models/11/yolo11.yaml, yolo11-cls.yaml and v8
   OUTDIR/yolo11n-cls.pt, yolo11n-cls_sd.pt  the same for yolo11n-cls at 5 classes, input
                        [2, 3, 40, 56], "outputs" [the logits] (Classify's training-mode output)
 """
+import copy
 import math
 import os
 import sys
@@ -74,11 +75,18 @@ SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024), "m": (0.50, 1.00, 51
           "x": (1.00, 1.50, 512)}
 
 
+def autopad(k, p=None, d=1):
+    if d > 1:
+        k = d * (k - 1) + 1 if isinstance(k, int) else [d * (x - 1) + 1 for x in k]
+    if p is None:
+        p = k // 2 if isinstance(k, int) else [x // 2 for x in k]
+    return p
+
+
 class Conv(nn.Module):
-    def __init__(self, c1, c2, k=1, s=1, g=1, act=True):
+    def __init__(self, c1, c2, k=1, s=1, p=None, g=1, d=1, act=True):
         super().__init__()
-        padding = k // 2 if isinstance(k, int) else [x // 2 for x in k]  # autopad
-        self.conv = nn.Conv2d(c1, c2, k, s, padding, groups=g, bias=False)
+        self.conv = nn.Conv2d(c1, c2, k, s, autopad(k, p, d), groups=g, dilation=d, bias=False)
         self.bn = nn.BatchNorm2d(c2, eps=1e-3, momentum=0.03)
         self.act = nn.SiLU() if act else nn.Identity()
 
@@ -137,24 +145,33 @@ class C3k(C3):
 
 
 class C3k2(C2f):
-    def __init__(self, c1, c2, n=1, c3k=False, e=0.5, g=1, shortcut=True):
+    def __init__(self, c1, c2, n=1, c3k=False, e=0.5, attn=False, g=1, shortcut=True):
         super().__init__(c1, c2, n, shortcut, g, e)
         self.m = nn.ModuleList(
-            C3k(self.c, self.c, 2, shortcut, g) if c3k else Bottleneck(self.c, self.c, shortcut, g) for _ in range(n))
+            nn.Sequential(Bottleneck(self.c, self.c, shortcut, g),
+                          PSABlock(self.c, attn_ratio=0.5, num_heads=max(self.c // 64, 1))) if attn
+            else C3k(self.c, self.c, 2, shortcut, g) if c3k else Bottleneck(self.c, self.c, shortcut, g)
+            for _ in range(n))
 
 
 class SPPF(nn.Module):
-    def __init__(self, c1, c2, k=5):
+    """8.4's SPPF: n chained pools, an optional shortcut, cv1 unactivated (parse_model restores the activation
+    for rows without n and shortcut, Ultralytics PR #26040)."""
+
+    def __init__(self, c1, c2, k=5, n=3, shortcut=False):
         super().__init__()
         c_ = c1 // 2
-        self.cv1 = Conv(c1, c_, 1, 1)
-        self.cv2 = Conv(c_ * 4, c2, 1, 1)
+        self.cv1 = Conv(c1, c_, 1, 1, act=False)
+        self.cv2 = Conv(c_ * (n + 1), c2, 1, 1)
         self.m = nn.MaxPool2d(kernel_size=k, stride=1, padding=k // 2)
+        self.n = n
+        self.add = shortcut and c1 == c2
 
     def forward(self, x):
         y = [self.cv1(x)]
-        y.extend(self.m(y[-1]) for _ in range(3))
-        return self.cv2(torch.cat(y, 1))
+        y.extend(self.m(y[-1]) for _ in range(self.n))
+        y = self.cv2(torch.cat(y, 1))
+        return y + x if self.add else y
 
 
 class Attention(nn.Module):
@@ -230,19 +247,32 @@ class DFL(nn.Module):
 
 
 class Detect(nn.Module):
+    """head.py Detect of 8.4: legacy (YOLOv5u/v8) or depthwise class branches, reg_max 16 or 1 (no DFL), and the
+    end-to-end one-to-one copies of both branches."""
     legacy = False
 
-    def __init__(self, nc, ch, reg_max=16):
+    def __init__(self, nc=80, reg_max=16, end2end=False, ch=()):
         super().__init__()
+        self.reg_max = reg_max
         c2, c3 = max((16, ch[0] // 4, reg_max * 4)), max(ch[0], min(nc, 100))
         self.cv2 = nn.ModuleList(nn.Sequential(Conv(x, c2, 3), Conv(c2, c2, 3), nn.Conv2d(c2, 4 * reg_max, 1)) for x in ch)
-        self.cv3 = nn.ModuleList(
+        self.cv3 = (nn.ModuleList(nn.Sequential(Conv(x, c3, 3), Conv(c3, c3, 3), nn.Conv2d(c3, nc, 1)) for x in ch)
+                    if self.legacy else nn.ModuleList(
             nn.Sequential(nn.Sequential(DWConv(x, x, 3), Conv(x, c3, 1)), nn.Sequential(DWConv(c3, c3, 3), Conv(c3, c3, 1)),
-                          nn.Conv2d(c3, nc, 1)) for x in ch)
-        self.dfl = DFL(reg_max)
+                          nn.Conv2d(c3, nc, 1)) for x in ch))
+        self.dfl = DFL(reg_max) if reg_max > 1 else nn.Identity()
+        self.end2end = end2end
+        if end2end:
+            self.one2one_cv2 = copy.deepcopy(self.cv2)
+            self.one2one_cv3 = copy.deepcopy(self.cv3)
 
     def forward(self, x):
-        return [torch.cat((self.cv2[i](x[i]), self.cv3[i](x[i])), 1) for i in range(len(x))]
+        """The raw per-level maps: one-to-many, then (end2end) one-to-one on detached features."""
+        levels = [torch.cat((self.cv2[i](x[i]), self.cv3[i](x[i])), 1) for i in range(len(x))]
+        if self.end2end:
+            levels += [torch.cat((self.one2one_cv2[i](x[i].detach()), self.one2one_cv3[i](x[i].detach())), 1)
+                       for i in range(len(x))]
+        return levels
 
 
 def make_divisible(x, divisor):
@@ -250,32 +280,39 @@ def make_divisible(x, divisor):
 
 
 class YoloModel(nn.Module):
-    """parse_model over a layer list at one scale, as nn/tasks.py does it."""
+    """parse_model over a layer list at one scale, as nn/tasks.py of 8.4 does it."""
 
-    def __init__(self, scale, nc, layer_list=BACKBONE + HEAD, scales=SCALES):
+    def __init__(self, scale, nc, layer_list=BACKBONE + HEAD, scales=SCALES, reg_max=16, end2end=False):
         super().__init__()
         depth, width, max_channels = scales[scale]
         ch, layers, self.froms = [3], [], []
+        legacy = True
         for i, (f, n, m, args) in enumerate(layer_list):
+            row_args = len(args)
             args = [nc if a == "nc" else a for a in args]
             n = max(round(n * depth), 1) if n > 1 else n
-            if m in ("Conv", "C2f", "C3k2", "SPPF", "C2PSA", "Classify"):
+            if m in ("Conv", "C2f", "C3", "C3k2", "SPPF", "C2PSA", "Classify"):
                 c1, c2 = ch[f], args[0]
                 if c2 != nc:
                     c2 = make_divisible(min(c2, max_channels) * width, 8)
                 args = [c1, c2, *args[1:]]
-                if m in ("C2f", "C3k2", "C2PSA"):
+                if m in ("C2f", "C3", "C3k2", "C2PSA"):
                     args.insert(2, n)
                     n = 1
-                if m == "C3k2" and scale in "mlx":
-                    args[3] = True
-                module = {"Conv": Conv, "C2f": C2f, "C3k2": C3k2, "SPPF": SPPF, "C2PSA": C2PSA,
+                if m == "C3k2":
+                    legacy = False
+                    if scale in "mlx":
+                        args[3] = True
+                module = {"Conv": Conv, "C2f": C2f, "C3": C3, "C3k2": C3k2, "SPPF": SPPF, "C2PSA": C2PSA,
                           "Classify": Classify}[m](*args)
+                if m == "SPPF" and row_args <= 2:  # a pre-YOLO26 row keeps cv1's activation
+                    module.cv1.act = nn.SiLU()
             elif m == "Concat":
                 c2 = sum(ch[x] for x in f)
                 module = Concat()
             elif m == "Detect":
-                module = Detect(nc, [ch[x] for x in f])
+                Detect.legacy = legacy
+                module = Detect(nc, reg_max, end2end, [ch[x] for x in f])
             else:
                 c2 = ch[f]
                 module = nn.Upsample(*args)
@@ -297,8 +334,46 @@ class YoloModel(nn.Module):
         return x
 
 
-MODELS = {"yolo11": (BACKBONE + HEAD, SCALES), "yolo11-cls": (YOLO11_CLS, SCALES),
-          "yolov8-cls": (YOLOV8_CLS, V8_CLS_SCALES)}
+# cfg/models/26/yolo26.yaml (nc 80, end2end True, reg_max 1): YOLO11's layers with SPPF's pools and
+# shortcut, C3k blocks in the neck and attention in the last C3k2.
+YOLO26 = BACKBONE[:9] + [[-1, 1, "SPPF", [1024, 5, 3, True]], BACKBONE[10]] + [
+    [f, n, m, [args[0], True] if m == "C3k2" else args] for f, n, m, args in HEAD[:11]] + [
+    [-1, 1, "C3k2", [1024, True, 0.5, True]], HEAD[12]]
+# cfg/models/v5/yolov5.yaml: YOLOv5u, the C3 backbone with the anchor-free head.
+YOLOV5 = [
+    [-1, 1, "Conv", [64, 6, 2, 2]],
+    [-1, 1, "Conv", [128, 3, 2]],
+    [-1, 3, "C3", [128]],
+    [-1, 1, "Conv", [256, 3, 2]],
+    [-1, 6, "C3", [256]],
+    [-1, 1, "Conv", [512, 3, 2]],
+    [-1, 9, "C3", [512]],
+    [-1, 1, "Conv", [1024, 3, 2]],
+    [-1, 3, "C3", [1024]],
+    [-1, 1, "SPPF", [1024, 5]],
+    [-1, 1, "Conv", [512, 1, 1]],
+    [-1, 1, "Upsample", [None, 2, "nearest"]],
+    [[-1, 6], 1, "Concat", [1]],
+    [-1, 3, "C3", [512, False]],
+    [-1, 1, "Conv", [256, 1, 1]],
+    [-1, 1, "Upsample", [None, 2, "nearest"]],
+    [[-1, 4], 1, "Concat", [1]],
+    [-1, 3, "C3", [256, False]],
+    [-1, 1, "Conv", [256, 3, 2]],
+    [[-1, 14], 1, "Concat", [1]],
+    [-1, 3, "C3", [512, False]],
+    [-1, 1, "Conv", [512, 3, 2]],
+    [[-1, 10], 1, "Concat", [1]],
+    [-1, 3, "C3", [1024, False]],
+    [[17, 20, 23], 1, "Detect", ["nc"]],
+]
+V5_SCALES = {"n": (0.33, 0.25, 1024), "s": (0.33, 0.50, 1024), "m": (0.67, 0.75, 1024), "l": (1.00, 1.00, 1024),
+             "x": (1.33, 1.25, 1024)}
+
+# name -> (layers, scales, reg_max, end2end)
+MODELS = {"yolo11": (BACKBONE + HEAD, SCALES, 16, False), "yolo11-cls": (YOLO11_CLS, SCALES, 16, False),
+          "yolov8-cls": (YOLOV8_CLS, V8_CLS_SCALES, 16, False), "yolo26": (YOLO26, SCALES, 1, True),
+          "yolov5u": (YOLOV5, V5_SCALES, 16, False)}
 
 
 def save_reference(out_dir, name, model, batch):
@@ -312,16 +387,19 @@ def save_reference(out_dir, name, model, batch):
 
 def main(out_dir):
     counts = {}
-    for family, (layer_list, scales) in MODELS.items():
+    for family, (layer_list, scales, reg_max, end2end) in MODELS.items():
         for scale in "nsmlx":
-            model = YoloModel(scale, 80, layer_list, scales)
+            model = YoloModel(scale, 80, layer_list, scales, reg_max, end2end)
             name = family.replace("-", scale + "-", 1) if "-" in family else family + scale  # yolo11n-cls
+            name = name.replace("yolov5u" + scale, "yolov5" + scale + "u")  # yolov5nu
             counts[name] = sum(p.numel() for p in model.parameters())
             counts[name + ".entries"] = len(model.state_dict())
     torch.save(counts, os.path.join(out_dir, "counts.pt"))
     torch.manual_seed(0)
     save_reference(out_dir, "yolo11n", YoloModel("n", 5).eval(), torch.rand(2, 3, 64, 96))
     save_reference(out_dir, "yolo11n-cls", YoloModel("n", 5, YOLO11_CLS).eval(), torch.rand(2, 3, 40, 56))
+    save_reference(out_dir, "yolo26n", YoloModel("n", 5, YOLO26, SCALES, 1, True).eval(), torch.rand(2, 3, 64, 96))
+    save_reference(out_dir, "yolov5nu", YoloModel("n", 5, YOLOV5, V5_SCALES).eval(), torch.rand(2, 3, 64, 96))
 
 
 if __name__ == "__main__":
