@@ -165,7 +165,7 @@ TEST_CASE("yolo11n typed as Ultralytics' docs type it trains, validates from its
   CHECK(exported.output.find("graphs of YOLO11 and YOLO26") != std::string::npos);
 }
 
-TEST_CASE("a user's own model yaml trains and validates; yolo26n is refused until its head trains",
+TEST_CASE("a user's own model yaml and yolo26n train and validate, yolo26n without NMS",
           "[detect][cli][yolo26]") {
   TempDir dir("detect-definition");
   REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
@@ -191,10 +191,17 @@ TEST_CASE("a user's own model yaml trains and validates; yolo26n is refused unti
 
   args = kTinyYolo;
   args.replace(args.find("yolov8n.yaml"), 12, "yolo26n.yaml");
-  const CommandResult refused =
-      run_trainer("detect train epochs=1 data=" + dir.file("shapes/data.yaml") + " project=" + dir.file("runs") + args);
-  CHECK(refused.exit_code == 2);
-  CHECK(refused.output.find("end-to-end head") != std::string::npos);
+  const CommandResult yolo26 = run_trainer("detect train epochs=2 data=" + dir.file("shapes/data.yaml") +
+                                           " project=" + dir.file("runs") + " name=v26" + args);
+  INFO(yolo26.output);
+  REQUIRE(yolo26.exit_code == 0);
+  const trainer::Checkpoint saved = trainer::load_checkpoint(dir / "runs" / "detect" / "v26" / "weights" / "last.pt");
+  CHECK(std::any_of(saved.model.begin(), saved.model.end(),
+                    [](const auto& entry) { return entry.first == "model.23.one2one_cv2.0.2.bias"; }));
+  const CommandResult val26 = run_trainer("val --weights " + (dir / "runs" / "detect" / "v26" / "weights" / "last.pt").string());
+  INFO(val26.output);
+  CHECK(val26.exit_code == 0);
+  CHECK(val26.output.find("mAP50-95") != std::string::npos);
 }
 
 TEST_CASE("single_cls trains and validates every object as one class named item", "[detect][cli]") {

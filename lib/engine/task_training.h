@@ -63,6 +63,9 @@ class TaskTraining {
   // Draws what the training split's labels hold into `path` (labels.jpg), where the task has such
   // a picture (detection: class counts, box shapes, centres and sizes).
   virtual void plot_labels(const std::filesystem::path& path) const {}
+  // Called as each epoch's training starts, a resumed one included: a loss that changes over the
+  // run (YOLO26's branch weights) takes its epoch here.
+  virtual void begin_epoch(int64_t epoch) {}
   // The run's epochs as planned, before train_collate: `updates=` derives them from the batch
   // geometry, so they may differ from the recipe's `epochs` (detection's close_mosaic counts back from them).
   virtual void set_planned_epochs(int64_t epochs) {}

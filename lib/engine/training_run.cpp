@@ -150,6 +150,7 @@ TrainingSummary TrainingRun::fit() {
 
 void TrainingRun::train_epoch() {
   clock_.epoch_start = Clock::now();
+  task_.training().begin_epoch(state_.epoch);
   const auto batches = task_.training().epoch_batches(static_cast<uint64_t>(settings_.run.seed), state_.epoch, plan_.micro_batch);
   TORCH_INTERNAL_ASSERT(static_cast<int64_t>(batches.size()) == plan_.epoch_micro_batches,
                         "the task's batch count changed between epochs");

@@ -54,6 +54,8 @@ struct DetectorModel : BuiltModel {
   std::function<std::vector<torch::Tensor>(const torch::Tensor&)> forward;
   std::vector<double> strides;
   int64_t reg_max = 16;
+  // YOLO26's end-to-end head: the outputs hold the one-to-many levels, then the one-to-one ones.
+  bool end2end = false;
 };
 
 struct ModelFamily {

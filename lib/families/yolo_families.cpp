@@ -14,16 +14,11 @@ namespace {
 
 DetectorModel build_yolo_detector(const ModelRequest& request) {
   Yolo model = make_yolo(request.name, request.in_channels, request.classes);
-  if (model->head().options.end2end()) {
-    throw UserError("model=" + request.name +
-                    ": the end-to-end head (YOLO26's one-to-one branch, Ultralytics 8.4's E2E "
-                    "loss and NMS-free inference) is built but not trained here yet; YOLO11 "
-                    "(yolo11n …) trains");
-  }
   DetectorModel built =
       bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
   built.strides = model->strides();
   built.reg_max = model->reg_max();
+  built.end2end = model->head().options.end2end();
   return built;
 }
 

@@ -91,6 +91,7 @@ torch::Tensor expected_distances(const torch::Tensor& logits, const torch::Tenso
   const int64_t bin_count = bins.size(0);
   TORCH_CHECK(logits.size(-1) == 4 * bin_count, "expected_distances: last dimension ", logits.size(-1),
               " is not 4 x ", bin_count);
+  if (bin_count == 1) return logits;  // no bins (YOLO26's reg_max 1): the outputs are the distances
   std::vector<int64_t> shape = logits.sizes().slice(0, logits.dim() - 1).vec();
   shape.push_back(4);
   shape.push_back(bin_count);

@@ -40,7 +40,8 @@ torch::Tensor dist_to_box(const torch::Tensor& distances, const torch::Tensor& p
 torch::Tensor box_to_dist(const torch::Tensor& points, const torch::Tensor& boxes, double max_distance);
 
 // DFL decoding: the expectation of the softmax over `bins` (float [R]) of each of the four sides.
-// logits [..., 4 * R] -> [..., 4]. Written as multiply-and-sum, not matmul, so autocast leaves it fp32.
+// logits [..., 4 * R] -> [..., 4]; with one bin (R = 1, Ultralytics' nn.Identity for DFL) the
+// logits are the distances. Written as multiply-and-sum, not matmul, so autocast leaves it fp32.
 torch::Tensor expected_distances(const torch::Tensor& logits, const torch::Tensor& bins);
 
 struct HeadOutputs {

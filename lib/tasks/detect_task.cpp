@@ -19,6 +19,7 @@
 #include "plot/labels_plot.h"
 #include "plot/plot_style.h"
 #include "tasks/box_ops.h"
+#include "tasks/end_to_end_detections.h"
 #include "tasks/nms.h"
 #include "tasks/same_classes.h"
 #include "util/atomic_file.h"
@@ -88,11 +89,24 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   validator_ = std::make_unique<DetectValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = build_detector({shared.run.model, 3, classes()});
-  DetectionLossOptions loss_options;
-  loss_options.box = detect.box;
-  loss_options.cls = detect.cls;
-  loss_options.dfl = detect.dfl;
-  loss_ = std::make_unique<DetectionLoss>(classes(), model_.strides, model_.reg_max, loss_options);
+  loss_options_.box = detect.box;
+  loss_options_.cls = detect.cls;
+  loss_options_.dfl = detect.dfl;
+  set_planned_epochs(shared.schedule.epochs);
+}
+
+void DetectTask::set_planned_epochs(int64_t epochs) {
+  shared_.schedule.epochs = epochs;
+  if (model_.end2end) {
+    end_to_end_loss_ = std::make_unique<EndToEndDetectionLoss>(classes(), model_.strides, model_.reg_max,
+                                                               loss_options_, epochs);
+  } else {
+    loss_ = std::make_unique<DetectionLoss>(classes(), model_.strides, model_.reg_max, loss_options_);
+  }
+}
+
+void DetectTask::begin_epoch(int64_t epoch) {
+  if (end_to_end_loss_) end_to_end_loss_->set_epoch(epoch);
 }
 
 void DetectTask::open_data(bool with_train_split) {
@@ -182,10 +196,17 @@ void DetectTask::plot_labels(const fs::path& path) const {
   draw_labels(boxes, config_.names, path);
 }
 
-LossOutput DetectTask::loss(const Batch& batch) { return (*loss_)(model_.forward(batch.input), batch.target); }
+LossOutput DetectTask::loss(const Batch& batch) { return loss_of(model_.forward(batch.input), batch.target); }
+
+LossOutput DetectTask::loss_of(const std::vector<torch::Tensor>& levels, const torch::Tensor& targets) const {
+  return end_to_end_loss_ ? (*end_to_end_loss_)(levels, targets) : (*loss_)(levels, targets);
+}
 
 torch::Tensor DetectTask::decoded(const std::vector<torch::Tensor>& levels) const {
-  return decode_predictions(levels, model_.strides, model_.reg_max, BoxFormat::xyxy);
+  if (!model_.end2end) return decode_predictions(levels, model_.strides, model_.reg_max, BoxFormat::xyxy);
+  const std::vector<torch::Tensor> one_to_one(levels.begin() + static_cast<std::ptrdiff_t>(model_.strides.size()),
+                                              levels.end());
+  return decode_predictions(one_to_one, model_.strides, model_.reg_max, BoxFormat::xyxy);
 }
 
 torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
@@ -196,6 +217,7 @@ torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
 }
 
 std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictions, double confidence) const {
+  if (model_.end2end) return top_detections(predictions, detect_.max_det, confidence);
   NmsOptions nms;
   nms.confidence = confidence;
   nms.iou = detect_.iou;

@@ -13,6 +13,7 @@
 #include "families/model_family.h"
 #include "tasks/detect_validator.h"
 #include "tasks/detection_loss.h"
+#include "tasks/end_to_end_loss.h"
 
 namespace trainer {
 
@@ -35,11 +36,12 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   Loader::Collate train_collate(uint64_t seed) const override;
   std::vector<std::string> loss_names() const override { return DetectionLoss::part_names(); }
   LossOutput loss(const Batch& batch) override;
+  void begin_epoch(int64_t epoch) override;
   // The letterboxed samples with their target boxes and class names.
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   void plot_labels(const std::filesystem::path& path) const override;
   // close_mosaic counts back from the run's epochs, derived ones (updates=) included.
-  void set_planned_epochs(int64_t epochs) override { shared_.schedule.epochs = epochs; }
+  void set_planned_epochs(int64_t epochs) override;
   // Ultralytics back-propagates each batch's loss items times its batch size and accumulates, so
   // an update's loss is the sum over the group's images; keeping that sum lets lr0, weight_decay
   // and grad_clip of an Ultralytics recipe mean the same here.
@@ -62,11 +64,15 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   DetectAugment augment(bool train) const;
   // cache=ram: the memos, unless the images would crowd the available memory (then a warning).
   void make_memos();
-  // The head's outputs -> boxes (xyxy) and scores [B, 4 + classes, anchors] in letterbox pixels.
+  // The loss of the head's outputs: the v8 loss, or YOLO26's end-to-end loss for its two branches.
+  LossOutput loss_of(const std::vector<torch::Tensor>& levels, const torch::Tensor& targets) const;
+  // The head's outputs -> boxes (xyxy) and scores [B, 4 + classes, anchors] in letterbox pixels;
+  // of an end-to-end head, its one-to-one branch's.
   torch::Tensor decoded(const std::vector<torch::Tensor>& levels) const;
   // The same for an evaluation input, from the deployed copy when there is one.
   torch::Tensor predictions(const torch::Tensor& input);
-  // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] after NMS.
+  // Boxes and scores [B, 4 + classes, anchors] -> per image [N, 6] after NMS, or for an
+  // end-to-end head its top detections without NMS.
   std::vector<torch::Tensor> detections(const torch::Tensor& predictions, double confidence) const;
 
   SharedTaskSettings shared_;
@@ -80,7 +86,9 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   std::unique_ptr<ImageMemo> val_memo_;
   std::vector<size_t> train_indices_;
   DetectorModel model_;
-  std::unique_ptr<DetectionLoss> loss_;
+  DetectionLossOptions loss_options_;
+  std::unique_ptr<DetectionLoss> loss_;                    ///< null for an end-to-end head
+  std::unique_ptr<EndToEndDetectionLoss> end_to_end_loss_;  ///< that head's; else null
   std::unique_ptr<DetectValidator> validator_;
   friend class DetectValidator;
 };

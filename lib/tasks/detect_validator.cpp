@@ -65,7 +65,7 @@ void DetectValidator::validate_shard(const torch::Device& device, const Shard& s
         } else {
           std::vector<torch::Tensor> levels = task_.model_.forward(input);
           for (auto& level : levels) level = level.narrow(0, 0, batch.size);
-          loss_sums += (*task_.loss_)(levels, batch.target).parts.to(torch::kFloat);
+          loss_sums += task_.loss_of(levels, batch.target).parts.to(torch::kFloat);
           predicted = task_.decoded(levels);
         }
         const std::vector<torch::Tensor> found =

@@ -4,7 +4,8 @@
 
 namespace trainer {
 
-torch::Tensor distribution_focal_loss(const torch::Tensor& pred_logits, const torch::Tensor& target) {
+torch::Tensor distribution_focal_loss(const torch::Tensor& pred_logits,
+                                      const torch::Tensor& target) {
   const int64_t bins = pred_logits.size(-1);
   const torch::Tensor clamped = target.clamp(0, static_cast<double>(bins) - 1 - 0.01);
   const torch::Tensor left = clamped.floor();
@@ -16,6 +17,28 @@ torch::Tensor distribution_focal_loss(const torch::Tensor& pred_logits, const to
   return (nll(left) * (1 - right_share) + nll(left + 1) * right_share).mean(-1);
 }
 
+namespace {
+
+// Without distance bins (reg_max 1), 8.4's third term: the L1 distance between the predicted and
+// the target side distances (the latter unclamped, as bbox2dist without reg_max leaves them),
+// each in pixels divided by the input's width (left, right) or height (top, bottom), averaged over
+// the four sides -> [B, A]. `finest` is the first level's stride, as Ultralytics takes the input
+// size from the first feature map.
+torch::Tensor distance_l1(const torch::Tensor& distances, const torch::Tensor& target_boxes,
+                          const Anchors& anchors, const torch::Tensor& first_level, double finest) {
+  const double height = static_cast<double>(first_level.size(2)) * finest;
+  const double width = static_cast<double>(first_level.size(3)) * finest;
+  const torch::Tensor per_side =
+      torch::tensor({1 / width, 1 / height, 1 / width, 1 / height}, distances.options()) *
+      anchors.strides;
+  const torch::Tensor targets = torch::cat({anchors.points - target_boxes.narrow(-1, 0, 2),
+                                            target_boxes.narrow(-1, 2, 2) - anchors.points},
+                                           -1);
+  return ((distances - targets) * per_side).abs().mean(-1);
+}
+
+}  // namespace
+
 DetectionLoss::DetectionLoss(int64_t classes, std::vector<double> strides, int64_t reg_max,
                              DetectionLossOptions options)
     : classes_(classes),
@@ -24,11 +47,12 @@ DetectionLoss::DetectionLoss(int64_t classes, std::vector<double> strides, int64
       options_(options),
       assigner_(options.assigner) {}
 
-LossOutput DetectionLoss::operator()(const std::vector<torch::Tensor>& levels, const torch::Tensor& targets) const {
-  TORCH_CHECK(levels.size() == strides_.size(), "DetectionLoss: ", levels.size(), " head outputs for ", strides_.size(),
-              " strides");
-  TORCH_CHECK(targets.dim() == 3 && targets.size(-1) == 5, "DetectionLoss: targets must be [B, M, 5], got ",
-              targets.sizes());
+LossOutput DetectionLoss::operator()(const std::vector<torch::Tensor>& levels,
+                                     const torch::Tensor& targets) const {
+  TORCH_CHECK(levels.size() == strides_.size(), "DetectionLoss: ", levels.size(),
+              " head outputs for ", strides_.size(), " strides");
+  TORCH_CHECK(targets.dim() == 3 && targets.size(-1) == 5,
+              "DetectionLoss: targets must be [B, M, 5], got ", targets.sizes());
   const int64_t batch = levels[0].size(0);
   const HeadOutputs outputs = flatten_head_outputs(levels, reg_max_);
   TORCH_CHECK(outputs.class_logits.size(-1) == classes_, "DetectionLoss: head outputs hold ",
@@ -43,7 +67,8 @@ LossOutput DetectionLoss::operator()(const std::vector<torch::Tensor>& levels, c
   const torch::Tensor gt_labels = rows.narrow(-1, 0, 1);
   const Assignment assigned =
       assigner_(outputs.class_logits.detach().sigmoid(), pred_boxes.detach() * anchors.strides,
-                anchors.points * anchors.strides, gt_labels, xywh_to_xyxy(rows.narrow(-1, 1, 4)), gt_labels.ge(0));
+                anchors.points * anchors.strides, gt_labels, xywh_to_xyxy(rows.narrow(-1, 1, 4)),
+                gt_labels.ge(0));
 
   const torch::Tensor score_sum = assigned.scores.sum().clamp_min(1);
   const torch::Tensor cls =
@@ -55,16 +80,21 @@ LossOutput DetectionLoss::operator()(const std::vector<torch::Tensor>& levels, c
   // Dense over all anchors instead of Ultralytics' foreground selection: background anchors weigh
   // exactly 0, and their (finite) terms cost less than a data-dependent gather.
   const torch::Tensor weight = assigned.scores.sum(-1);  // [B, A]
-  const auto weighted_sum = [&](const torch::Tensor& per_anchor) { return (per_anchor * weight).sum() / score_sum; };
+  const auto weighted_sum = [&](const torch::Tensor& per_anchor) {
+    return (per_anchor * weight).sum() / score_sum;
+  };
   const torch::Tensor target_boxes = assigned.boxes / anchors.strides;
   const torch::Tensor box = weighted_sum(1 - box_ciou(pred_boxes, target_boxes));
-  const torch::Tensor target_distances =
-      box_to_dist(anchors.points, target_boxes, static_cast<double>(reg_max_) - 1 - 0.01);
-  const torch::Tensor dfl =
-      weighted_sum(distribution_focal_loss(outputs.box_logits.reshape({batch, -1, 4, reg_max_}), target_distances));
+  const torch::Tensor dfl = weighted_sum(
+      reg_max_ > 1
+          ? distribution_focal_loss(
+                outputs.box_logits.reshape({batch, -1, 4, reg_max_}),
+                box_to_dist(anchors.points, target_boxes, static_cast<double>(reg_max_) - 1 - 0.01))
+          : distance_l1(outputs.box_logits, target_boxes, anchors, levels[0], strides_[0]));
 
   const torch::Tensor parts =
-      torch::stack({box * options_.box, cls * options_.cls, dfl * options_.dfl}) * static_cast<double>(batch);
+      torch::stack({box * options_.box, cls * options_.cls, dfl * options_.dfl}) *
+      static_cast<double>(batch);
   return {parts.sum(), parts.detach()};
 }
 
