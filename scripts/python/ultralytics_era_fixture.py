@@ -124,7 +124,12 @@ def v8_model(classes, yaml_dict, **attributes):
 def yolov8n_80():
     """The released yolov8n.pt as downloaded today (8.0.0.dev0, re-saved with 8.1's train_args)."""
     yaml_dict = {**v8file.yaml_v80(), "nc": 80}
-    model = v8_model(80, yaml_dict, yaml_file="yolov8n.yaml", args=train_args("8.0", task="detect", model="yolov8n.yaml"))
+    model_args = train_args("8.0", drop=("save_period", "amp", "split", "show_labels", "show_conf", "classes", "boxes",
+                                         "pose", "kobj", "tracker"),
+                            add=(("save_crop", "hide_labels", False), ("save_crop", "hide_conf", False),
+                                 ("dfl", "fl_gamma", 0.0)), task="detect", model="yolov8n.yaml", data="coco.yaml",
+                            epochs=500)
+    model = v8_model(80, yaml_dict, yaml_file="yolov8n.yaml", args=model_args)
     dress(model, old_type, False, 8400)
     args = train_args("8.1", task="detect", model="yolov8n.yaml", data="coco.yaml", epochs=500)
     return {**header("2022-12-30T00:12:08.084698", "8.0.0.dev0", LICENSE_OLD), **stripped(model, args)}
