@@ -158,16 +158,28 @@ def yolo11n_80():
     return dress(model, full_type, False, 6174)
 
 
-def train_metrics():
-    return {"metrics/precision(B)": 0.5, "metrics/recall(B)": 0.5, "metrics/mAP50(B)": 0.5,
-            "metrics/mAP50-95(B)": 0.25, "val/box_loss": 1.0, "val/cls_loss": 1.0, "val/dfl_loss": 1.0, "fitness": 0.275}
+METRICS = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss",
+           "val/cls_loss", "val/dfl_loss", "fitness")
+LOSSES = ("train/box_loss", "train/cls_loss", "train/dfl_loss")
+LEARNING_RATES = ("lr/pg0", "lr/pg1", "lr/pg2")
 
 
-def train_results():
-    columns = ("epoch", "time", "train/box_loss", "train/cls_loss", "train/dfl_loss", "metrics/precision(B)",
-               "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss", "val/cls_loss",
-               "val/dfl_loss", "lr/pg0", "lr/pg1", "lr/pg2")
-    return {column: [1.0, 2.0] for column in columns}
+def metrics_and_results(metrics, results):
+    """train_metrics (the last validation's values) and train_results (results.csv's columns)."""
+    return {"train_metrics": {key: 0.5 for key in metrics}, "train_results": {key: [1.0, 2.0] for key in results}}
+
+
+def tail_8_3():
+    """8.3.174's: metrics, then results.csv's columns in its order."""
+    return metrics_and_results(METRICS, ("epoch", "time") + LOSSES + METRICS[:7] + LEARNING_RATES)
+
+
+def tail_8_2():
+    """8.2.100's yolo11n.pt: the metrics with the last epoch's losses and rates, and its own column order."""
+    losses = ("train/cls_loss", "train/box_loss", "train/dfl_loss")
+    results = ("epoch", "metrics/mAP50-95(B)", "metrics/mAP50(B)", "metrics/precision(B)", "metrics/recall(B)")
+    return metrics_and_results(METRICS + losses + LEARNING_RATES,
+                               results + losses + ("val/cls_loss", "val/dfl_loss", "val/box_loss") + LEARNING_RATES)
 
 
 def save(checkpoint, path, records=()):
@@ -191,7 +203,7 @@ def save(checkpoint, path, records=()):
 
 def main(out_dir):
     save(yolov8n_80(), os.path.join(out_dir, "8.0", "yolov8n.pt"))
-    tail = {"train_metrics": train_metrics(), "train_results": train_results()}
+    tail = tail_8_3()
     save(user_best_44("8.3.174", "2025-08-07T10:37:07.852880", **tail), os.path.join(out_dir, "8.3", "best.pt"))
     git = {"root": "https://github.com/ultralytics/ultralytics", "branch": "main", "commit": "0" * 40,
            "origin": "https://github.com/ultralytics/ultralytics.git"}
@@ -202,7 +214,7 @@ def main(out_dir):
     model = yolo11n_80()
     args = train_args("8.2", add=(("copy_paste", "copy_paste_mode", "flip"),), task="detect", model="yolo11n.yaml",
                       data="/usr/src/ultralytics/ultralytics/cfg/datasets/coco.yaml")
-    checkpoint = {**header("2024-09-25T21:10:26.629566", "8.2.100", LICENSE_OLD), **stripped(model, args, **tail)}
+    checkpoint = {**header("2024-09-25T21:10:26.629566", "8.2.100", LICENSE_OLD), **stripped(model, args, **tail_8_2())}
     save(checkpoint, os.path.join(out_dir, "8.2", "yolo11n.pt"))
     torch.save(OrderedDict(model.float().state_dict()), os.path.join(out_dir, "yolo11n-weights.pt"))
 
