@@ -104,6 +104,12 @@ def dress(model, type_prefix, layer_np, head_anchors):
     return model.eval()
 
 
+def in_order(model, *keys):
+    """The model's attributes in the order DetectionModel.__init__ and the trainer of an era set them."""
+    model.__dict__.update({key: model.__dict__.pop(key) for key in keys})
+    return model
+
+
 def old_type(module, name):
     return "ultralytics.nn.modules." + name
 
@@ -130,7 +136,7 @@ def yolov8n_80():
                                  ("dfl", "fl_gamma", 0.0)), task="detect", model="yolov8n.yaml", data="coco.yaml",
                             epochs=500)
     model = v8_model(80, yaml_dict, yaml_file="yolov8n.yaml", args=model_args)
-    dress(model, old_type, False, 8400)
+    in_order(dress(model, old_type, False, 8400), "yaml_file", "yaml", "save", "names", "inplace", "stride", "nc", "args")
     args = train_args("8.1", task="detect", model="yolov8n.yaml", data="coco.yaml", epochs=500)
     return {**header("2022-12-30T00:12:08.084698", "8.0.0.dev0", LICENSE_OLD), **stripped(model, args)}
 
@@ -142,7 +148,8 @@ def user_best_44(version, date, extra_keys=(), **tail):
                       add=(("mixup", "cutmix", 0.0),), task="detect", model="yolov8n.pt", data="data.yaml",
                       epochs=20, imgsz=448)
     model = v8_model(44, yaml_dict, args={**args, "save_dir": "runs/detect/train"}, criterion=None, end2end=False)
-    dress(model, full_type, True, 2940)
+    in_order(dress(model, full_type, True, 2940), "yaml", "save", "names", "inplace", "end2end", "stride", "nc", "args",
+             "criterion")
     return {**header(date, version, LICENSE), **stripped(model, args, extra_keys, **tail)}
 
 
@@ -155,7 +162,8 @@ def yolo11n_80():
     model.names, model.nc, model.criterion, model.task = names(80), 80, None, "detect"
     model.args = {"task": "detect", "data": "coco.yaml", "imgsz": 640, "single_cls": False, "model": "yolo11n.yaml"}
     model.pt_path = "weights/yolo11n.pt"
-    return dress(model, full_type, False, 6174)
+    return in_order(dress(model, full_type, False, 6174), "yaml", "save", "names", "inplace", "stride", "nc", "args",
+                    "criterion", "pt_path", "task")
 
 
 METRICS = ("metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "val/box_loss",
