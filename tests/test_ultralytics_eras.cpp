@@ -6,6 +6,7 @@
 // each era's real structure, not against our reading of Ultralytics' source.
 #include <catch2/catch.hpp>
 
+#include "families/model_family.h"
 #include "io/pretrained.h"
 #include "test_helpers.h"
 
@@ -24,14 +25,15 @@ TEST_CASE(
     "Ultralytics files of 8.0, 8.2, 8.3 and 8.3.243 give their weights, scale, classes and names",
     "[io][ultralytics]") {
   struct Case {
-    std::string file, version, state_dict, data;
+    std::string file, version, architecture, state_dict, data;
     int64_t classes;
   };
-  for (const Case& c : {Case{"8.0/yolov8n.pt", "8.0.0.dev0", "weights-80.pt", "coco.yaml", 80},
-                        Case{"8.2/yolo11n.pt", "8.2.100", "yolo11n-weights.pt",
-                             "/usr/src/ultralytics/ultralytics/cfg/datasets/coco.yaml", 80},
-                        Case{"8.3/best.pt", "8.3.174", "weights-44.pt", "data.yaml", 44},
-                        Case{"8.3.243/best.pt", "8.3.243", "weights-44.pt", "data.yaml", 44}}) {
+  for (const Case& c :
+       {Case{"8.0/yolov8n.pt", "8.0.0.dev0", "yolov8n", "weights-80.pt", "coco.yaml", 80},
+        Case{"8.2/yolo11n.pt", "8.2.100", "yolo11n", "yolo11n-weights.pt",
+             "/usr/src/ultralytics/ultralytics/cfg/datasets/coco.yaml", 80},
+        Case{"8.3/best.pt", "8.3.174", "yolov8n", "weights-44.pt", "data.yaml", 44},
+        Case{"8.3.243/best.pt", "8.3.243", "yolov8n", "weights-44.pt", "data.yaml", 44}}) {
     INFO(c.file);
     const PretrainedWeights weights = read_pretrained(fixture().file(c.file));
     CHECK(weights.entry == "model");  // strip_optimizer leaves "ema" None
@@ -39,8 +41,10 @@ TEST_CASE(
     const UltralyticsModel& file = *weights.ultralytics;
     CHECK(file.type == "ultralytics.nn.tasks.DetectionModel");
     CHECK(file.version == c.version);
-    CHECK(file.scale ==
-          "n");  // 8.0 and the 8.3 user file by depth and width multiples, 8.2 by "scale"
+    // The scale of 8.0 and of the 8.3 user's file by depth and width multiples, of 8.2 by "scale";
+    // YOLOv8 or YOLO11 by the layers' layout.
+    CHECK(file.scale == "n");
+    CHECK(ultralytics_architecture(file) == c.architecture);
     CHECK(file.classes == c.classes);
     REQUIRE(file.names.size() == static_cast<size_t>(c.classes));
     CHECK(file.names.back() == "class" + std::to_string(c.classes - 1));
