@@ -6,7 +6,9 @@
 // ran YOLOv8n at 0.4-0.8 images/s instead of 40-80), no validation before the end (val=false), a
 // task the model can learn in a few hundred updates (one large box a 64-px image; one digit a
 // 32-px line), AdamW at a rate that does not stall CTC (0.01 left the CRNN at chance, 0.003 did
-// not), and mosaic off, so that each update sees the boxes whole.
+// not), and mosaic off, so that each update sees the boxes whole. synth-detect (one shape a 64-px
+// photograph crop, 16 images) stayed at mAP50 0.001-0.009 after 48 to 120 updates of the same
+// recipe, so the detection case draws its own boxes.
 // lr0=1e-9 is the recipe's way to leave the weights where they start: lr0=0 is refused (lr0 must
 // be > 0) and so is freezing every layer ("leaves no parameter of the model to train"). Warmup is
 // off in both runs, so no bias learning rate of its own moves them either.
