@@ -1,7 +1,8 @@
 // YOLO models built from Ultralytics' model-definition format: the built-in YOLOv5u and YOLO26
 // must be Ultralytics' models key for key (their parameter counts are checked with YOLO11's in
-// test_yolo11.cpp; here the keys, shapes and outputs of scripts/python/yolo11_fixture.py, written from 8.4's module sources and a
-// transcription of its parse_model), and a user's own file builds, or fails naming its line.
+// test_yolo11.cpp; here the keys, shapes and outputs of scripts/python/yolo11_fixture.py, written
+// from 8.4's module sources and a transcription of its parse_model), and a user's own file builds,
+// or fails naming its line.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -138,4 +139,20 @@ TEST_CASE("a user's model definition builds with its own depth, or fails naming 
   CHECK_THROWS_WITH(make_yolo(no_head, 3, 2), Catch::Contains("'head' list"));
   CHECK_THROWS_WITH(make_yolo(builtin_yolo_definition("yolo11"), "q", 3, 2),
                     Catch::Contains("no scale 'q'") && Catch::Contains("n, s, m, l, x"));
+}
+
+TEST_CASE("Ultralytics files of YOLO26 and YOLOv5u are told by their layers' layout",
+          "[detect][yolo26]") {
+  UltralyticsModel file;
+  file.type = "ultralytics.nn.tasks.DetectionModel";
+  file.scale = "n";
+  const auto weights_of = [](const std::string& reference) {
+    const auto tensors = read_pretrained(reference_file(reference)).tensors;
+    return NamedTensors(tensors.begin(), tensors.end());
+  };
+  file.weights = weights_of("yolo26n_sd.pt");
+  CHECK(ultralytics_architecture(file) == "yolo26n");
+  file.weights = weights_of("yolov5nu_sd.pt");
+  CHECK(ultralytics_architecture(file) == "yolov5n");
+  CHECK(make_yolo("yolov5n", 3, 5)->model->size() == 25);  // the name a file gives builds
 }

@@ -96,10 +96,12 @@ ModelFamily yolo_family(const std::string& generation, TaskKind task) {
 
 }  // namespace
 
+// YOLOv5u: Detect at 24 (with its DFL), after YOLOv5's C3 neck.
 ModelFamily yolov5u_family() {
   ModelFamily family = yolo_family("yolov5", TaskKind::detect);
   family.names.shown = "yolov5nu/su/mu/lu/xu";
   family.names.default_member = "yolov5nu";
+  family.ultralytics_model = recognised_by("yolov5", "model.24.dfl.conv.weight", "");
   return family;
 }
 
@@ -116,7 +118,13 @@ ModelFamily yolo11_family() {
   return family;
 }
 
-ModelFamily yolo26_family() { return yolo_family("yolo26", TaskKind::detect); }
+// YOLO26: Detect at 23 with its one-to-one branch (and no DFL), after YOLO11's attention at 10.
+ModelFamily yolo26_family() {
+  ModelFamily family = yolo_family("yolo26", TaskKind::detect);
+  family.ultralytics_model = recognised_by("yolo26", "model.23.one2one_cv2.0.2.weight",
+                                           "model.10.m.0.attn.qkv.conv.weight");
+  return family;
+}
 
 // Ultralytics' ClassificationModel files are not read yet (io refuses them): no recogniser.
 ModelFamily yolov8_cls_family() { return yolo_family("yolov8", TaskKind::classify); }
