@@ -191,13 +191,15 @@ TEST_CASE("a user's own model yaml and yolo26n train and validate, yolo26n witho
 
   args = kTinyYolo;
   args.replace(args.find("yolov8n.yaml"), 12, "yolo26n.yaml");
-  const CommandResult yolo26 = run_trainer("detect train epochs=2 data=" + dir.file("shapes/data.yaml") +
+  // With 8.4's MuSGD, which its optimizer=auto picks for runs of over 10,000 updates.
+  const CommandResult yolo26 = run_trainer("detect train epochs=2 optimizer=MuSGD data=" + dir.file("shapes/data.yaml") +
                                            " project=" + dir.file("runs") + " name=v26" + args);
   INFO(yolo26.output);
   REQUIRE(yolo26.exit_code == 0);
   const trainer::Checkpoint saved = trainer::load_checkpoint(dir / "runs" / "detect" / "v26" / "weights" / "last.pt");
   CHECK(std::any_of(saved.model.begin(), saved.model.end(),
                     [](const auto& entry) { return entry.first == "model.23.one2one_cv2.0.2.bias"; }));
+  CHECK(read_text(dir / "runs" / "detect" / "v26" / "args.yaml").find("optimizer: musgd") != std::string::npos);
   const CommandResult val26 = run_trainer("val --weights " + (dir / "runs" / "detect" / "v26" / "weights" / "last.pt").string());
   INFO(val26.output);
   CHECK(val26.exit_code == 0);

@@ -87,8 +87,13 @@ TEST_CASE("amp resolves per device and fp16 on CPU is refused", "[engine][plan]"
                     Catch::Contains("amp=fp16 needs a CUDA device"));
 }
 
-TEST_CASE("optimizer=auto picks AdamW with Ultralytics' LR for short runs", "[engine][plan]") {
+TEST_CASE("optimizer=auto picks AdamW with Ultralytics' LR for short runs and 8.4's MuSGD for long ones",
+          "[engine][plan]") {
   const TrainingPlan plan = make_plan(load_settings(std::nullopt, {"device=cpu", "epochs=1"}), 1000, 63, 10);
   CHECK(plan.optimizer == OptimizerKind::adamw);
   CHECK(plan.lr == Approx(0.000714));
+  // 10,001 updates: 8.4's MuSGD at 0.01 (8.3 chose SGD).
+  const TrainingPlan long_run = make_plan(load_settings(std::nullopt, {"device=cpu", "updates=10001"}), 1000, 63, 10);
+  CHECK(long_run.optimizer == OptimizerKind::musgd);
+  CHECK(long_run.lr == Approx(0.01));
 }

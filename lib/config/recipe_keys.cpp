@@ -222,11 +222,10 @@ KeyRow optimizer_key() {
       {"nadam", "NAdam (Adam with Nesterov momentum) has no fused update here; adam or adamw is the nearest"},
       {"radam", "RAdam (rectified Adam) has no fused update here; adam with warmup is the usual stand-in"},
       {"rmsprop", "RMSProp has no fused update here; adadelta (running RMS of gradients and of updates) or adam"},
-      {"musgd", "MuSGD (8.4: Muon's orthogonalised updates with SGD) has no fused update here; sgd is the nearest"},
   };
   static const std::vector<OptimizerKind> kinds = {OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw,
-                                                   OptimizerKind::adam, OptimizerKind::adadelta};
-  const std::string values = "auto, sgd, adamw, adam, adadelta";
+                                                   OptimizerKind::adam, OptimizerKind::adadelta, OptimizerKind::musgd};
+  const std::string values = "auto, sgd, adamw, adam, adadelta, musgd";
   return custom_key(
       "optimizer", values,
       [values](Settings& s, const RecipeValue& v) {
@@ -600,13 +599,15 @@ std::vector<RecipeKey> build_table() {
                            "hangs makes the others fail after at most this long, naming their rank");
 
   optim << optimizer_key()
-                   .help("auto = Ultralytics' rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
-                         "updates, else SGD at 0.01 (lr0 is then ignored; Ultralytics 8.4 picks its MuSGD there, "
-                         "which is not offered); sgd = Nesterov SGD; adamw = AdamW "
+                   .help("auto = Ultralytics 8.4's rule: AdamW at lr round(0.002·5/(4+classes), 6) for runs of ≤ 10,000 "
+                         "updates, else MuSGD at 0.01 (lr0 is then ignored; 8.3 and before chose SGD there); "
+                         "sgd = Nesterov SGD; adamw = AdamW "
                          "(decoupled weight decay); adam = Adam (weight decay added to the gradient, as Ultralytics' "
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
-                         "each as torch.optim computes it (docs/training.md). Ultralytics' Adamax, NAdam, RAdam and "
-                         "RMSProp (and 8.4's MuSGD) are refused with the nearest choice")
+                         "musgd = Ultralytics 8.4's MuSGD (Nesterov SGD plus, on every weight matrix, Muon's "
+                         "Newton-Schulz orthogonalised update at 0.2 x lr, and YOLO26's class branches at 3 x lr); "
+                         "each as torch.optim or Ultralytics computes it (docs/training.md). Ultralytics' Adamax, "
+                         "NAdam, RAdam and RMSProp are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
                             easyocr_optimizer)
                    .same_as(kTimm, "opt",

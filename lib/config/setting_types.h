@@ -9,7 +9,7 @@
 namespace trainer {
 
 enum class TaskKind { classify, ocr, detect };
-enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta };
+enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta, musgd };
 enum class SchedulerKind { linear, cosine, onecycle, constant };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };

@@ -20,6 +20,7 @@ const char* to_string(OptimizerKind value) {
     case OptimizerKind::adamw: return "adamw";
     case OptimizerKind::adam: return "adam";
     case OptimizerKind::adadelta: return "adadelta";
+    case OptimizerKind::musgd: return "musgd";
   }
   return "?";
 }

@@ -12,7 +12,7 @@ TrainingComponents build_training_components(const Settings& settings, const Tra
   optimizer_options.eps = settings.optim.eps;
   optimizer_options.rho = settings.optim.rho;
   TrainingComponents components;
-  components.optimizer = std::make_unique<FusedOptimizer>(make_param_groups(model, plan.lr, plan.weight_decay),
+  components.optimizer = std::make_unique<FusedOptimizer>(make_param_groups(model, plan.lr, plan.weight_decay, plan.optimizer == OptimizerKind::musgd),
                                                           optimizer_options);
   components.scaler = std::make_unique<LossScaler>(plan.loss_scaling, plan.device);
   if (settings.optim.ema) components.ema = std::make_unique<ModelEma>(model, settings.optim.ema_decay, settings.optim.ema_tau);

@@ -96,9 +96,10 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.optimizer = settings.optim.kind;
   plan.lr = scaled_lr(settings, plan.effective_batch);
   if (plan.optimizer == OptimizerKind::automatic) {
-    // Ultralytics' rule: AdamW at a class-count-dependent LR for short runs, else SGD at 0.01.
+    // Ultralytics 8.4's rule: AdamW at a class-count-dependent LR for short runs, else MuSGD at
+    // 0.01 (8.3 and before chose SGD there).
     if (plan.total_updates > 10000) {
-      plan.optimizer = OptimizerKind::sgd;
+      plan.optimizer = OptimizerKind::musgd;
       plan.lr = 0.01;
     } else {
       plan.optimizer = OptimizerKind::adamw;

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "optim/param_groups.h"
 
 namespace trainer {
 
@@ -12,11 +11,13 @@ UpdateStep::UpdateStep(StepExecutor& executor, FusedOptimizer& optimizer, Schedu
 
 ScheduleValues UpdateStep::update(int64_t schedule_step) {
   const ScheduleValues values = values_at(schedule_step);
-  optimizer_.set_lr(kWeightGroup, values.lr);
-  optimizer_.set_lr(kNormGroup, values.lr);
-  optimizer_.set_lr(kBiasGroup, values.bias_lr);
-  // Ultralytics warms up SGD momentum only; AdamW's beta1 stays fixed.
-  if (optimizer_kind_ == OptimizerKind::sgd) optimizer_.set_momentum(values.momentum);
+  for (size_t group = 0; group < optimizer_.group_count(); ++group) {
+    optimizer_.set_lr(group, optimizer_.group_role(group) == ParamRole::bias ? values.bias_lr : values.lr);
+  }
+  // Ultralytics warms up the momentum of SGD's and MuSGD's groups only; AdamW's beta1 stays fixed.
+  if (optimizer_kind_ == OptimizerKind::sgd || optimizer_kind_ == OptimizerKind::musgd) {
+    optimizer_.set_momentum(values.momentum);
+  }
   executor_.update();
   return values;
 }

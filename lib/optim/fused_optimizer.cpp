@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "optim/muon.h"
 #include "util/error.h"
 #include "util/graph_capture.h"
 #include "util/torch_compat.h"
@@ -167,7 +168,7 @@ std::string shape_text(torch::IntArrayRef sizes) {
 FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOptions options)
     : options_(options) {
   if (options_.kind == OptimizerKind::automatic) {
-    throw UserError("optimizer 'auto' must be resolved to sgd, adamw, adam or adadelta before it is built");
+    throw UserError("optimizer 'auto' must be resolved to sgd, adamw, adam, adadelta or musgd before it is built");
   }
   torch::NoGradGuard no_grad;
   const auto zeros = [](const torch::Tensor& param) { return torch::zeros_like(param, torch::MemoryFormat::Preserve); };
@@ -180,6 +181,10 @@ FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOpt
         case OptimizerKind::sgd:
           state.momentum_buffer = zeros(param);
           break;
+        case OptimizerKind::musgd:
+          state.momentum_buffer = zeros(param);
+          if (spec.muon) state.momentum_buffer_sgd = zeros(param);
+          break;
         case OptimizerKind::adadelta:
           state.square_avg = zeros(param);
           state.acc_delta = zeros(param);
@@ -188,7 +193,9 @@ FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOpt
           state.exp_avg = zeros(param);
           state.exp_avg_sq = zeros(param);
       }
-      if (options_.kind != OptimizerKind::sgd) state.step = torch::zeros({}, param.options().dtype(torch::kFloat));
+      if (options_.kind != OptimizerKind::sgd && options_.kind != OptimizerKind::musgd) {
+        state.step = torch::zeros({}, param.options().dtype(torch::kFloat));
+      }
       group.states.push_back(std::move(state));
     }
     const auto scalar_options = torch::TensorOptions()
@@ -207,9 +214,16 @@ const std::string& FusedOptimizer::group_name(size_t group) const {
   return groups_.at(group).spec.name;
 }
 
+ParamRole FusedOptimizer::group_role(size_t group) const { return groups_.at(group).spec.role; }
+
 void FusedOptimizer::set_lr(size_t group, double lr) {
-  groups_.at(group).spec.lr = lr;
-  groups_[group].lr_value.fill_(lr);
+  ParamGroup& spec = groups_.at(group).spec;
+  spec.lr = lr * spec.lr_scale;
+  groups_[group].lr_value.fill_(spec.lr);
+}
+
+bool FusedOptimizer::plain_sgd(const Group& group) const {
+  return options_.kind == OptimizerKind::sgd || (options_.kind == OptimizerKind::musgd && !group.spec.muon);
 }
 
 double FusedOptimizer::lr(size_t group) const { return groups_.at(group).spec.lr; }
@@ -294,7 +308,8 @@ bool FusedOptimizer::queue_on_cpu(const Group& group, const torch::Tensor& param
                                   ParamState& state, float grad_scale, CpuSlices& slices) const {
   const double lr = group.spec.lr;
   const double weight_decay = group.spec.weight_decay;
-  if (options_.kind == OptimizerKind::sgd) {
+  if (group.spec.muon) return false;  // Muon's matrix products take the tensor ops
+  if (plain_sgd(group)) {
     if (!cpu_fast_path(param, {&grad, &state.momentum_buffer})) return false;
     slices.sgd.push_back({param.data_ptr<float>(), grad.data_ptr<float>(), state.momentum_buffer.data_ptr<float>(),
                           param.numel(), grad_scale, static_cast<float>(weight_decay),
@@ -332,11 +347,12 @@ bool FusedOptimizer::queue_on_cpu(const Group& group, const torch::Tensor& param
 
 bool FusedOptimizer::fits_device_fused(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
                                        const ParamState& state) const {
+  if (plain_sgd(group)) {
+    // The kernel with buffers insists on momentum > 0, and takes it as a host number, which a
+    // graph would freeze (warmup ramps it).
+    return group.momentum > 0 && device_fused_path(param, {&grad, &state.momentum_buffer}) && !capturing_cuda_graph();
+  }
   switch (options_.kind) {
-    case OptimizerKind::sgd:
-      // The kernel with buffers insists on momentum > 0, and takes it as a host number, which a
-      // graph would freeze (warmup ramps it).
-      return group.momentum > 0 && device_fused_path(param, {&grad, &state.momentum_buffer}) && !capturing_cuda_graph();
     case OptimizerKind::adam:
     case OptimizerKind::adamw:
       return device_fused_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq});
@@ -347,10 +363,9 @@ bool FusedOptimizer::fits_device_fused(const Group& group, const torch::Tensor& 
 
 void FusedOptimizer::update_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
                                             ParamState& state, const torch::Tensor& skip) const {
+  if (group.spec.muon) return muon_with_tensor_ops(group, param, grad, state, skip);
+  if (plain_sgd(group)) return sgd_with_tensor_ops(group, param, grad, state, skip);
   switch (options_.kind) {
-    case OptimizerKind::sgd:
-      sgd_with_tensor_ops(group, param, grad, state, skip);
-      break;
     case OptimizerKind::adadelta:
       adadelta_with_tensor_ops(group, param, grad, state, skip);
       break;
@@ -368,6 +383,23 @@ void FusedOptimizer::sgd_with_tensor_ops(const Group& group, const torch::Tensor
   const torch::Tensor direction = options_.nesterov ? d + buf * momentum : buf;
   commit(state.momentum_buffer, buf, skip);
   commit(param, param - direction * group.lr_value, skip);
+}
+
+void FusedOptimizer::muon_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                          const torch::Tensor& grad, ParamState& state,
+                                          const torch::Tensor& skip) const {
+  const double beta = group.momentum;
+  const torch::Tensor average = state.momentum_buffer.lerp(grad, 1 - beta);
+  const torch::Tensor direction = muon_direction(grad, average, beta, options_.nesterov).to(param.scalar_type());
+  const torch::Tensor moved = param - direction * (group.lr_value * options_.muon_scale);
+  // SGD's part, its weight decay taken at the parameter the Muon update moved.
+  const torch::Tensor& momentum = group.momentum_value;
+  const torch::Tensor d = grad.add(moved, group.spec.weight_decay);
+  const torch::Tensor buf = state.momentum_buffer_sgd.mul(momentum).add_(d);
+  const torch::Tensor sgd_direction = options_.nesterov ? d + buf * momentum : buf;
+  commit(state.momentum_buffer, average, skip);
+  commit(state.momentum_buffer_sgd, buf, skip);
+  commit(param, moved - sgd_direction * (group.lr_value * options_.sgd_scale), skip);
 }
 
 void FusedOptimizer::adam_with_tensor_ops(const Group& group, const torch::Tensor& param,
@@ -440,7 +472,7 @@ FusedOptimizer::DeviceFusedInputs::DeviceFusedInputs(const torch::Device& device
 void FusedOptimizer::step_fused_on_device(const Group& group, const DeviceFused& fused,
                                           const DeviceFusedInputs& inputs) const {
   const torch::Tensor lr = group.lr_value.to(torch::kFloat);
-  if (options_.kind == OptimizerKind::sgd) {
+  if (plain_sgd(group)) {
     compat::fused_sgd(fused.params, fused.grads, fused.momentum_buffers, group.spec.weight_decay, group.momentum, lr,
                       options_.nesterov, inputs.grad_divisor, inputs.found_inf);
     return;
@@ -473,6 +505,11 @@ std::vector<std::pair<std::string, const torch::Tensor*>> FusedOptimizer::named_
     const ParamState& state) const {
   switch (options_.kind) {
     case OptimizerKind::sgd:
+      return {{"momentum_buffer", &state.momentum_buffer}};
+    case OptimizerKind::musgd:
+      if (state.momentum_buffer_sgd.defined()) {
+        return {{"momentum_buffer", &state.momentum_buffer}, {"momentum_buffer_SGD", &state.momentum_buffer_sgd}};
+      }
       return {{"momentum_buffer", &state.momentum_buffer}};
     case OptimizerKind::adadelta:
       return {{"square_avg", &state.square_avg}, {"acc_delta", &state.acc_delta}, {"step", &state.step}};

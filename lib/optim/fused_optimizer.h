@@ -1,4 +1,4 @@
-// SGD (Nesterov), AdamW, Adam and Adadelta in one object whose step touches each parameter's
+// SGD (Nesterov), AdamW, Adam, Adadelta and MuSGD in one object whose step touches each parameter's
 // memory once. torch::optim's C++ optimizers run ~9 separate tensor ops per parameter and keep
 // host-side step counters; on CPU the fused pass is an order of magnitude faster, and keeping every
 // counter in a tensor lets a device-side found_inf skip a step without a host sync.
@@ -15,11 +15,18 @@
 
 namespace trainer {
 
+// What the schedule drives a group as: weights and norm scales follow the LR, biases warm up
+// from their own LR.
+enum class ParamRole { weights, norm, bias };
+
 struct ParamGroup {
   std::string name;
   std::vector<torch::Tensor> params;
   double lr = 0;
   double weight_decay = 0;
+  ParamRole role = ParamRole::weights;
+  double lr_scale = 1;  ///< set_lr(group, lr) gives the group lr * lr_scale
+  bool muon = false;    ///< MuSGD: Muon's orthogonalised update on top of SGD's (matrices only)
 };
 
 struct FusedOptimizerOptions {
@@ -29,13 +36,17 @@ struct FusedOptimizerOptions {
   double eps = 1e-8;  ///< Adam, AdamW, Adadelta
   double rho = 0.95;  ///< Adadelta
   bool nesterov = true;
+  double muon_scale = 0.2, sgd_scale = 1.0;  ///< MuSGD: each part's share of a muon group's LR
 };
 
 // Numerics follow torch.optim.SGD (coupled weight decay, dampening 0, first buffer = grad),
 // torch.optim.AdamW (decoupled weight decay, bias correction, per-parameter step, no amsgrad),
 // torch.optim.Adam (the same with coupled weight decay) and torch.optim.Adadelta (coupled weight
-// decay). State is named as in torch.optim's state_dict: momentum_buffer; exp_avg, exp_avg_sq and
-// step; square_avg, acc_delta and step.
+// decay), and Ultralytics' MuSGD (optim/muon.py: SGD, plus in its `muon` groups a Muon update of
+// lr * muon_scale before the SGD one of lr * sgd_scale, whose weight decay sees the parameter the
+// Muon update moved). State is named as in torch.optim's state_dict and MuSGD's: momentum_buffer;
+// exp_avg, exp_avg_sq and step; square_avg, acc_delta and step; momentum_buffer (Muon's average)
+// and momentum_buffer_SGD in muon groups.
 class FusedOptimizer {
  public:
   // Throws UserError when options.kind is still `automatic`: the recipe layer resolves it.
@@ -43,7 +54,9 @@ class FusedOptimizer {
 
   size_t group_count() const;
   const std::string& group_name(size_t group) const;
-  // Both also refill the device-side copies that the tensor ops (and a captured update) read.
+  ParamRole group_role(size_t group) const;
+  // Both also refill the device-side copies that the tensor ops (and a captured update) read;
+  // set_lr scales `lr` by the group's lr_scale.
   void set_lr(size_t group, double lr);
   double lr(size_t group) const;
   // Applies to every group from the next step on (warmup ramps it).
@@ -72,7 +85,8 @@ class FusedOptimizer {
   // Buffers are created zeroed up front: a zero momentum buffer makes the first SGD update
   // buffer = grad, exactly as torch's lazy clone, and a fixed key set makes load_state strict.
   struct ParamState {
-    torch::Tensor momentum_buffer;  // sgd
+    torch::Tensor momentum_buffer;  // sgd, musgd (in muon groups Muon's average)
+    torch::Tensor momentum_buffer_sgd;  // musgd's muon groups
     torch::Tensor exp_avg;          // adam, adamw
     torch::Tensor exp_avg_sq;       // adam, adamw
     torch::Tensor square_avg;       // adadelta
@@ -113,6 +127,10 @@ class FusedOptimizer {
   void sgd_with_tensor_ops(const Group& group, const torch::Tensor& param,
                            const torch::Tensor& grad, ParamState& state,
                            const torch::Tensor& skip) const;
+  void muon_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                            ParamState& state, const torch::Tensor& skip) const;
+  // Whether the group updates as plain SGD: SGD's, and MuSGD's groups without Muon.
+  bool plain_sgd(const Group& group) const;
   // Adam (coupled weight decay) and AdamW (decoupled).
   void adam_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
                             ParamState& state, const torch::Tensor& skip) const;
