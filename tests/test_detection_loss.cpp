@@ -26,17 +26,11 @@ struct Reference {
   torch::Tensor targets, target_scores, parts;
 };
 
-std::vector<torch::Tensor> tensor_list(const c10::IValue& list) {
-  std::vector<torch::Tensor> tensors;
-  for (const c10::IValue& tensor : list.toListRef()) tensors.push_back(tensor.toTensor());
-  return tensors;
-}
-
 Reference read_reference(const std::string& path) {
   const c10::impl::GenericDict dict = read_archive(path).toGenericDict();
   Reference reference;
-  reference.levels = tensor_list(dict.at("levels"));
-  reference.gradients = tensor_list(dict.at("gradients"));
+  reference.levels = testing::tensor_list(dict.at("levels"));
+  reference.gradients = testing::tensor_list(dict.at("gradients"));
   reference.targets = dict.at("targets").toTensor();
   reference.target_scores = dict.at("target_scores").toTensor();
   reference.parts = dict.at("parts").toTensor();

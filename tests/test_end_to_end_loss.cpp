@@ -19,20 +19,14 @@ struct Reference {
   int64_t epoch = 0, epochs = 0;
 };
 
-std::vector<torch::Tensor> tensor_list(const c10::IValue& list) {
-  std::vector<torch::Tensor> tensors;
-  for (const c10::IValue& tensor : list.toListRef()) tensors.push_back(tensor.toTensor());
-  return tensors;
-}
-
 const Reference& python_reference() {
   static const Reference reference = [] {
     const testing::TempDir dir("end_to_end_loss");
     testing::run_python("end_to_end_loss_fixture.py", testing::quoted(dir.file("fixture.pt")));
     const c10::impl::GenericDict dict = read_archive(dir.file("fixture.pt")).toGenericDict();
     Reference read;
-    read.levels = tensor_list(dict.at("levels"));
-    read.gradients = tensor_list(dict.at("gradients"));
+    read.levels = testing::tensor_list(dict.at("levels"));
+    read.gradients = testing::tensor_list(dict.at("gradients"));
     read.targets = dict.at("targets").toTensor();
     read.total = dict.at("total").toTensor();
     read.parts = dict.at("parts").toTensor();

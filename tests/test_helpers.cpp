@@ -178,6 +178,12 @@ double max_relative_difference(const NamedTensors& a, const NamedTensors& b) {
   return worst;
 }
 
+std::vector<torch::Tensor> tensor_list(const c10::IValue& list) {
+  std::vector<torch::Tensor> tensors;
+  for (const c10::IValue& tensor : list.toListRef()) tensors.push_back(tensor.toTensor());
+  return tensors;
+}
+
 int64_t parameter_count(const torch::nn::Module& module) {
   int64_t count = 0;
   for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();

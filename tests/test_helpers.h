@@ -2,6 +2,7 @@
 #pragma once
 #include <opencv2/core.hpp>
 #include <spdlog/logger.h>
+#include <ATen/core/ivalue.h>
 #include <torch/nn/module.h>
 
 #include <sys/types.h>
@@ -145,6 +146,9 @@ double max_relative_difference(const NamedTensors& a, const NamedTensors& b);
 
 // Elements of all parameters, frozen ones included (as Python's sum(p.numel() for p in m.parameters())).
 int64_t parameter_count(const torch::nn::Module& module);
+
+// The tensors of a pickled Python list (a fixture's "levels", "grads" …).
+std::vector<torch::Tensor> tensor_list(const c10::IValue& list);
 
 // Loads `weights` (a Python state dict) into `model`, runs it in eval mode on the "input" of the
 // `reference` file and checks each of its "outputs" (per-level maps) within 1e-4.

@@ -19,23 +19,17 @@ struct Reference {
   std::vector<std::vector<torch::Tensor>> grads, after;
 };
 
-std::vector<torch::Tensor> tensors(const c10::IValue& list) {
-  std::vector<torch::Tensor> out;
-  for (const c10::IValue& item : list.toListRef()) out.push_back(item.toTensor());
-  return out;
-}
-
 const Reference& python_reference() {
   static const Reference reference = [] {
     const testing::TempDir dir("musgd");
     testing::run_python("musgd_fixture.py", testing::quoted(dir.file("fixture.pt")));
     const c10::impl::GenericDict dict = read_archive(dir.file("fixture.pt")).toGenericDict();
     Reference read;
-    read.initial = tensors(dict.at("initial"));
+    read.initial = testing::tensor_list(dict.at("initial"));
     for (const c10::IValue& step : dict.at("grads").toListRef())
-      read.grads.push_back(tensors(step));
+      read.grads.push_back(testing::tensor_list(step));
     for (const c10::IValue& step : dict.at("after").toListRef())
-      read.after.push_back(tensors(step));
+      read.after.push_back(testing::tensor_list(step));
     return read;
   }();
   return reference;
