@@ -79,9 +79,14 @@ TEST_CASE("EasyOCR's other recognizers have its keys, buffers, parameter counts 
   REQUIRE(logits.sizes() == expected.sizes());
   CHECK(logits.size(1) == model->time_steps(input.size(3)));
   const double difference = max_abs_difference(logits, expected);
-  WARN(stages << ": " << testing::parameter_count(*full)
+  INFO(stages << ": " << testing::parameter_count(*full)
               << " parameters at full size; max |logits - EasyOCR's| " << difference);
   CHECK(difference < 1e-4);
+  if (model->Transformation) {
+    // The lines TPS rectifies, compared before the features average much of them away.
+    const torch::Tensor rectified = model->Transformation(input);
+    CHECK(max_abs_difference(rectified, reference.at("rectified").toTensor()) < 1e-4);
+  }
   if (attn) {
     const torch::Tensor text = reference.at("text").toTensor();
     const torch::Tensor teacher = model->forward(input, text.narrow(1, 0, text.size(1) - 1));

@@ -12,8 +12,9 @@ module names, layer order, shapes and buffers. Writes
                         torch.nn.DataParallel, so every key starts with "module."
   OUTDIR/<stages>.pt    for each stage combination of RECOGNIZERS (e.g. TPS-ResNet-BiLSTM-Attn) at a
                         small size: the same dict plus "parameters" (the count at EasyOCR's
-                        full size, output_channel 512, hidden_size 256, 97 characters) and, for
-                        Attn, "text" and "teacher_logits" (the decoder read text, as in training);
+                        full size, output_channel 512, hidden_size 256, 97 characters), for TPS
+                        "rectified" (its output lines), and for Attn "text" and "teacher_logits"
+                        (the decoder read text, as in training);
                         "logits" of Attn are its greedy decoding (is_train=False)
 """
 import os
@@ -408,12 +409,18 @@ def write_recognizer(out_dir, stages):
     model = Model(opt).eval()
     randomize_norms(model)
     if opt.Transformation == 'TPS':
-        with torch.no_grad():  # fiducial points that move with the input, not only RARE's initial ones
-            model.Transformation.LocalizationNetwork.localization_fc2.weight.normal_(0, 0.05)
+        with torch.no_grad():
+            # Fiducial points that move with the input, not only RARE's initial ones, and reach past
+            # the line's edges, so that grid_sample's border padding is exercised (11 % of the grid).
+            fc2 = model.Transformation.LocalizationNetwork.localization_fc2
+            fc2.weight.normal_(0, 0.05)
+            fc2.bias.mul_(1.25)
     full = Model(Options(stages, output_channel=512, num_class=97 + (1 if opt.Prediction == 'Attn' else 0)))
     batch = torch.randn(2, 1, 32, 100)
     record = {"input": batch, "parameters": sum(p.numel() for p in full.parameters())}
     with torch.no_grad():
+        if opt.Transformation == 'TPS':
+            record["rectified"] = model.Transformation(batch)
         record["logits"] = model(batch, torch.zeros(2, opt.batch_max_length + 1, dtype=torch.long), is_train=False)
         if opt.Prediction == 'Attn':
             # [GO] 'c3 c7 c2' [s] [GO]...: EasyOCR's AttnLabelConverter's layout, read without its last column.
