@@ -94,6 +94,28 @@ TEST_CASE("EasyOCR's other recognizers have its keys, buffers, parameter counts 
   }
 }
 
+TEST_CASE("our recognizers' weights load strictly in EasyOCR's Model and give our logits there",
+          "[models][ocr]") {
+  const auto stages = GENERATE(as<std::string>{}, "TPS-ResNet-BiLSTM-Attn", "None-RCNN-None-CTC");
+  INFO(stages);
+  testing::TempDir dir("easyocr-load");
+  torch::manual_seed(2);
+  Crnn model = small_recognizer(stages);
+  model->eval();
+  const torch::Tensor input = torch::randn({2, 1, 32, 100});
+  c10::impl::GenericDict weights(c10::StringType::get(), c10::TensorType::get());
+  for (const auto& [name, tensor] : state_dict(*model)) weights.insert(name, tensor);
+  c10::impl::GenericDict saved(c10::StringType::get(), c10::AnyType::get());
+  saved.insert("state_dict", weights);
+  saved.insert("input", input);
+  write_archive(dir.file("ours.pt"), c10::IValue(saved));
+  testing::run_python("crnn_fixture.py", "load " + stages + " " + testing::quoted(dir.file("ours.pt")) + " " +
+                                             testing::quoted(dir.file("logits.pt")));
+  const torch::Tensor theirs = read_archive(dir.file("logits.pt")).toGenericDict().at("logits").toTensor();
+  torch::NoGradGuard no_grad;
+  CHECK(max_abs_difference(model->forward(input), theirs) < 1e-4);
+}
+
 TEST_CASE("TPS holds EasyOCR's grid buffers and starts at RARE's fiducial points",
           "[models][ocr]") {
   Crnn model(stage_options("TPS-VGG-BiLSTM-CTC").output_channel(32).hidden_size(16).classes(11));

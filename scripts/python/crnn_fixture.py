@@ -1,6 +1,12 @@
 """EasyOCR's recognizers, as reference data for tests/test_crnn.cpp and tests/test_ocr_recognizers.cpp.
 
   crnn_fixture.py OUTDIR
+  crnn_fixture.py load STAGES WEIGHTS OUT
+
+The second form loads WEIGHTS (a dict of "state_dict" and "input", as trainer's tests write it)
+strictly into EasyOCR's Model of STAGES at the small size below, through torch.nn.DataParallel as
+EasyOCR's train.py loads a saved_model (keys prefixed "module."), and writes its eval logits of
+"input" to OUT.
 
 The networks are written here from EasyOCR's trainer/model.py and modules/ (transformation.py,
 feature_extraction.py, sequence_modeling.py, prediction.py; JaidedAI/EasyOCR at v1.7.2): same
@@ -401,11 +407,27 @@ def randomize_norms(model):
                 module.bias.uniform_(-0.1, 0.1)
 
 
+def small_options(stages):
+    return Options(stages, output_channel=64, hidden_size=32, num_class=12, num_fiducial=8, batch_max_length=6)
+
+
+def load_ours(stages, weights_path, out_path):
+    """EasyOCR's Model reads a state dict trainer wrote, strictly, and computes its logits."""
+    saved = torch.load(weights_path)
+    opt = small_options(stages)
+    model = nn.DataParallel(Model(opt))
+    model.load_state_dict({"module." + key: value for key, value in saved["state_dict"].items()}, strict=True)
+    model.eval()
+    with torch.no_grad():
+        text = torch.zeros(saved["input"].size(0), opt.batch_max_length + 1, dtype=torch.long)
+        torch.save({"logits": model.module(saved["input"], text, is_train=False)}, out_path)
+
+
 def write_recognizer(out_dir, stages):
     """A small recognizer of these stages (output_channel 64, hidden_size 32, 12 classes, 8 fiducial
     points, 6 characters) on a 2 x 1 x 32 x 100 input."""
     torch.manual_seed(1)
-    opt = Options(stages, output_channel=64, hidden_size=32, num_class=12, num_fiducial=8, batch_max_length=6)
+    opt = small_options(stages)
     model = Model(opt).eval()
     randomize_norms(model)
     if opt.Transformation == 'TPS':
@@ -452,4 +474,7 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "load":
+        load_ours(*sys.argv[2:5])
+    else:
+        main(sys.argv[1])
