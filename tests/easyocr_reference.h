@@ -13,12 +13,13 @@ namespace trainer::testing {
 
 // Checks that `model`'s state dict is the reference's, key for key in order and shape for shape;
 // returns the reference's weights.
-inline std::map<std::string, torch::Tensor> check_easyocr_layout(const torch::nn::Module& model,
-                                                                 const c10::impl::GenericDict& reference) {
+inline std::map<std::string, torch::Tensor> check_easyocr_layout(
+    const torch::nn::Module& model, const c10::impl::GenericDict& reference) {
   const auto weights = tensor_map(reference.at("state_dict"));
   std::vector<std::string> reference_keys;
   const c10::IValue reference_key_list = reference.at("keys");
-  for (const c10::IValue& key : reference_key_list.toListRef()) reference_keys.push_back(key.toStringRef());
+  for (const c10::IValue& key : reference_key_list.toListRef())
+    reference_keys.push_back(key.toStringRef());
   std::vector<std::string> keys;
   for (const auto& [name, tensor] : state_dict(model)) {
     keys.push_back(name);

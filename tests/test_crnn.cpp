@@ -2,11 +2,11 @@
 // from the same weights, and EasyOCR's released files (DataParallel `module.` keys) must load.
 #include <catch2/catch.hpp>
 
+#include "easyocr_reference.h"
 #include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "models/crnn.h"
-#include "easyocr_reference.h"
 #include "test_helpers.h"
 
 using namespace trainer;
@@ -52,8 +52,9 @@ TEST_CASE("EasyOCR's DataParallel weights load with pretrained=, a new charset r
   CHECK(torch::equal(digits->Prediction->weight, head_before));
   CHECK(torch::equal(digits->SequenceModeling->named_parameters()["1.linear.weight"],
                      released.at("module.SequenceModeling.1.linear.weight")));
-  CHECK(torch::equal(digits->FeatureExtraction.get<VggFeatureExtractor>()->ConvNet->named_parameters()["0.weight"],
-                     released.at("module.FeatureExtraction.ConvNet.0.weight")));
+  CHECK(torch::equal(
+      digits->FeatureExtraction.get<VggFeatureExtractor>()->ConvNet->named_parameters()["0.weight"],
+      released.at("module.FeatureExtraction.ConvNet.0.weight")));
 }
 
 TEST_CASE("crnn time steps follow the width and need a height of 32", "[models][ocr]") {

@@ -109,9 +109,11 @@ TEST_CASE("our recognizers' weights load strictly in EasyOCR's Model and give ou
   saved.insert("state_dict", weights);
   saved.insert("input", input);
   write_archive(dir.file("ours.pt"), c10::IValue(saved));
-  testing::run_python("crnn_fixture.py", "load " + stages + " " + testing::quoted(dir.file("ours.pt")) + " " +
+  testing::run_python("crnn_fixture.py", "load " + stages + " " +
+                                             testing::quoted(dir.file("ours.pt")) + " " +
                                              testing::quoted(dir.file("logits.pt")));
-  const torch::Tensor theirs = read_archive(dir.file("logits.pt")).toGenericDict().at("logits").toTensor();
+  const torch::Tensor theirs =
+      read_archive(dir.file("logits.pt")).toGenericDict().at("logits").toTensor();
   torch::NoGradGuard no_grad;
   CHECK(max_abs_difference(model->forward(input), theirs) < 1e-4);
 }

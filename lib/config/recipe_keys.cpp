@@ -368,9 +368,10 @@ std::vector<RecipeKey> build_table() {
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
              .help(
                  "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = "
-                 "EasyOCR's recognizer, None-VGG-BiLSTM-CTC unless its stage keys say otherwise); as in "
-                 "Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s pretrained=path/yolov8s.pt`, "
-                 "`model=best.pt` of an Ultralytics run takes the scale from the "
+                 "EasyOCR's recognizer, None-VGG-BiLSTM-CTC unless its stage keys say otherwise); "
+                 "as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
+                 "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale "
+                 "from the "
                  "file, and `model=yolov8s.yaml` is `model=yolov8s`")
              .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
   run << string_key("data", FIELD(run.data), false,
