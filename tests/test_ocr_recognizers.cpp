@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "data/ocr/charset.h"
+#include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
 #include "models/crnn.h"
@@ -82,6 +83,11 @@ TEST_CASE("EasyOCR's other recognizers have its keys, buffers, parameter counts 
   INFO(stages << ": " << testing::parameter_count(*full)
               << " parameters at full size; max |logits - EasyOCR's| " << difference);
   CHECK(difference < 1e-4);
+  // The same weights as EasyOCR's train.py saves them ("module." keys), through pretrained=.
+  Crnn released = small_recognizer(stages);
+  load_pretrained(*released, easyocr_reference().file(stages + ".pth"));
+  released->eval();
+  CHECK(torch::equal(released->forward(input), logits));
   if (model->Transformation) {
     // The lines TPS rectifies, compared before the features average much of them away.
     const torch::Tensor rectified = model->Transformation(input);

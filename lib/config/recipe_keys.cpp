@@ -410,8 +410,8 @@ std::vector<RecipeKey> build_table() {
              .help(
                  "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, "
                  "layer1 … "
-                 "layer4, avgpool, fc, as torchvision lists them; CRNN: FeatureExtraction, SequenceModeling, "
-                 "Prediction; "
+                 "layer4, avgpool, fc, as torchvision lists them; CRNN: Transformation (with TPS), "
+                 "FeatureExtraction, SequenceModeling (with BiLSTM), Prediction; "
                  "YOLOv8: model.0 … model.22 as Ultralytics numbers them, so `freeze=10` is its backbone), or the "
                  "layers named "
                  "by state-dict prefix (`FeatureExtraction` is EasyOCR's `freeze_FeatureFxtraction`); their norm "

@@ -21,6 +21,7 @@ module names, layer order, shapes and buffers. Writes
                         full size, output_channel 512, hidden_size 256, 97 characters), for TPS
                         "rectified" (its output lines), and for Attn "text" and "teacher_logits"
                         (the decoder read text, as in training);
+  OUTDIR/<stages>.pth   the same weights as EasyOCR's train.py saves them (DataParallel, "module.")
                         "logits" of Attn are its greedy decoding (is_train=False)
 """
 import os
@@ -452,6 +453,7 @@ def write_recognizer(out_dir, stages):
     state = model.state_dict()
     record.update({"state_dict": dict(state), "keys": list(state.keys())})
     torch.save(record, os.path.join(out_dir, stages + ".pt"))
+    torch.save(nn.DataParallel(model).state_dict(), os.path.join(out_dir, stages + ".pth"))
 
 
 def main(out_dir):
