@@ -175,8 +175,8 @@ EasyOCR's trainer config files (`trainer/config_files/*.yaml`, the options of it
 load as recipes: `trainer train --config en_filtered_config.yaml`. A file with EasyOCR's keys
 and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's recognizer of the file's
 `Transformation`, `FeatureExtraction`, `SequenceModeling` and `Prediction`, with its parameter
-names, so saved models load both ways; ONNX export takes VGG or ResNet with CTC, and refuses TPS,
-RCNN and Attn naming the stage).
+names, so saved models load both ways; ONNX export takes VGG, RCNN or ResNet with CTC, and refuses
+TPS and Attn naming the stage).
 Data come in EasyOCR's folders, each with images and a `labels.csv`, under its two roots:
 `train_data` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
 EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`; a `select_data` that

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "models/grcnn.h"
 #include "models/ocr_resnet.h"
 #include "onnx/crnn_graph.h"
 #include "onnx/resnet_graph.h"
@@ -11,11 +12,41 @@ namespace {
 
 bool is_norm(const torch::nn::Module& module) {
   return module.as<torch::nn::Conv2d>() == nullptr && module.as<torch::nn::ReLU>() == nullptr &&
-         module.as<torch::nn::MaxPool2d>() == nullptr;
+         module.as<torch::nn::MaxPool2d>() == nullptr && module.as<GrclImpl>() == nullptr;
 }
 
-// EasyOCR's VGG stack: convolutions (each with the norm after it, where there is one), ReLUs and
-// max pools, in the order of FeatureExtraction.ConvNet.
+// A gated recurrent convolution layer unrolled over its steps, as GrclImpl::forward computes it;
+// the recurrent convolutions' weights are written once per step.
+std::string grcl_graph(GraphBuilder& graph, const GrclImpl& grcl, const std::string& input,
+                       bool fold, const std::string& key) {
+  const std::string gate_input =
+      conv_norm(graph, input, *grcl.wgf_u, nullptr, fold, key + ".wgf_u");
+  const std::string feed_forward =
+      conv_norm(graph, input, *grcl.wf_u, nullptr, fold, key + ".wf_u");
+  std::string x = graph.node(
+      "Relu", {batch_norm(graph, feed_forward, *grcl.BN_x_init.ptr(), key + ".BN_x_init")});
+  for (size_t i = 0; i < grcl.GRCL->size(); ++i) {
+    const auto& unit = *grcl.GRCL->ptr<GrclUnitImpl>(i);
+    const std::string unit_key = key + ".GRCL." + std::to_string(i) + ".";
+    const auto norm = [&](const std::string& value, const torch::nn::AnyModule& layer,
+                          const std::string& name) {
+      return batch_norm(graph, value, *layer.ptr(), unit_key + name);
+    };
+    const std::string recurrent_gate =
+        conv_norm(graph, x, *grcl.wgr_x, nullptr, fold, key + ".wgr_x");
+    const std::string recurrent = conv_norm(graph, x, *grcl.wr_x, nullptr, fold, key + ".wr_x");
+    const std::string gate =
+        graph.node("Sigmoid", {graph.node("Add", {norm(gate_input, unit.BN_gfu, "BN_gfu"),
+                                                  norm(recurrent_gate, unit.BN_grx, "BN_grx")})});
+    const std::string gated =
+        norm(graph.node("Mul", {norm(recurrent, unit.BN_rx, "BN_rx"), gate}), unit.BN_Gx, "BN_Gx");
+    x = graph.node("Relu", {graph.node("Add", {norm(feed_forward, unit.BN_fu, "BN_fu"), gated})});
+  }
+  return x;
+}
+
+// EasyOCR's VGG or RCNN stack: convolutions (each with the norm after it, where there is one),
+// ReLUs, max pools and GRCLs, in the order of FeatureExtraction.ConvNet.
 std::string vgg_graph(GraphBuilder& graph, const torch::nn::SequentialImpl& layers, const std::string& images,
                       bool fold) {
   std::string x = images;
@@ -28,6 +59,8 @@ std::string vgg_graph(GraphBuilder& graph, const torch::nn::SequentialImpl& laye
       if (normed) ++i;
     } else if (layer.as<torch::nn::ReLU>() != nullptr) {
       x = graph.node("Relu", {x});
+    } else if (const auto* grcl = layer.as<GrclImpl>()) {
+      x = grcl_graph(graph, *grcl, x, fold, key);
     } else {
       x = max_pool(graph, x, *layer.as<torch::nn::MaxPool2d>());
     }
@@ -70,6 +103,8 @@ std::string feature_graph(GraphBuilder& graph, const CrnnImpl& model, const std:
   if (const auto* resnet = extractor.as<ResNetFeatureExtractorImpl>()) {
     return ocr_resnet_graph(graph, *resnet->ConvNet, images, fold);
   }
+  if (const auto* rcnn = extractor.as<RcnnFeatureExtractorImpl>())
+    return vgg_graph(graph, *rcnn->ConvNet, images, fold);
   return vgg_graph(graph, *extractor.as<VggFeatureExtractorImpl>()->ConvNet, images, fold);
 }
 
@@ -81,17 +116,10 @@ void refuse_unsupported_stages(const CrnnOptions& options) {
         "module, "
         "which runs exported recognizers; export a recognizer with Transformation None");
   }
-  if (options.feature_extraction() == OcrFeatureExtraction::rcnn) {
-    unsupported(
-        "FeatureExtraction RCNN: its gated recurrent convolutions are not written as ONNX here; "
-        "VGG and "
-        "ResNet recognizers export");
-  }
   if (options.prediction() == OcrPrediction::attn) {
     unsupported(
         "Prediction Attn: its decoder feeds each step's argmax to the next (an ONNX Loop), which "
-        "OpenCV "
-        "4.6's DNN module does not run; export a recognizer with Prediction CTC");
+        "OpenCV 4.6's DNN module does not run; export a recognizer with Prediction CTC");
   }
 }
 

@@ -1,6 +1,6 @@
 // The CRNN as an ONNX graph: [B, C, imgH, W] -> per-frame logits [B, steps, classes] (class 0 the
-// CTC blank), as EasyOCR's recognizer returns them: VGG or ResNet features, BiLSTM or no sequence
-// modeling, CTC. TPS, RCNN and Attn recognizers are refused with the stage named.
+// CTC blank), as EasyOCR's recognizer returns them: VGG, RCNN or ResNet features, BiLSTM or no
+// sequence modeling, CTC. TPS and Attn recognizers are refused with the stage named.
 #pragma once
 #include <string>
 
