@@ -2,6 +2,7 @@
 // from the same weights, and EasyOCR's released files (DataParallel `module.` keys) must load.
 #include <catch2/catch.hpp>
 
+#include "easyocr_reference.h"
 #include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
@@ -23,20 +24,8 @@ Crnn easyocr_en() { return Crnn(CrnnOptions().in_channels(1).output_channel(256)
 
 TEST_CASE("crnn has EasyOCR's keys, order and shapes and gives its logits", "[models][ocr]") {
   const c10::impl::GenericDict reference = read_archive(easyocr_file("crnn.pt")).toGenericDict();
-  const auto weights = tensor_map(reference.at("state_dict"));
-  std::vector<std::string> reference_keys;
-  const c10::IValue reference_key_list = reference.at("keys");
-  for (const c10::IValue& key : reference_key_list.toListRef()) reference_keys.push_back(key.toStringRef());
-
   Crnn model = easyocr_en();
-  std::vector<std::string> keys;
-  for (const auto& [name, tensor] : state_dict(*model)) {
-    keys.push_back(name);
-    INFO(name);
-    REQUIRE(weights.count(name) == 1);
-    CHECK(tensor.sizes() == weights.at(name).sizes());
-  }
-  CHECK(keys == reference_keys);
+  const auto weights = testing::check_easyocr_layout(*model, reference);
   CHECK(testing::parameter_count(*model) == 3'781'345);  // EasyOCR's en recognizer: about 3.78 M parameters for 97 classes
 
   load_state_dict(*model, weights, /*strict=*/true);
@@ -63,8 +52,9 @@ TEST_CASE("EasyOCR's DataParallel weights load with pretrained=, a new charset r
   CHECK(torch::equal(digits->Prediction->weight, head_before));
   CHECK(torch::equal(digits->SequenceModeling->named_parameters()["1.linear.weight"],
                      released.at("module.SequenceModeling.1.linear.weight")));
-  CHECK(torch::equal(digits->FeatureExtraction->ConvNet->named_parameters()["0.weight"],
-                     released.at("module.FeatureExtraction.ConvNet.0.weight")));
+  CHECK(torch::equal(
+      digits->FeatureExtraction.get<VggFeatureExtractor>()->ConvNet->named_parameters()["0.weight"],
+      released.at("module.FeatureExtraction.ConvNet.0.weight")));
 }
 
 TEST_CASE("crnn time steps follow the width and need a height of 32", "[models][ocr]") {
@@ -74,9 +64,9 @@ TEST_CASE("crnn time steps follow the width and need a height of 32", "[models][
   for (int64_t width : {8, 64, 100, 600}) {
     INFO(width);
     CHECK(model->forward(torch::zeros({2, 3, 32, width})).sizes() ==
-          torch::IntArrayRef({2, CrnnImpl::time_steps(width), 11}));
+          torch::IntArrayRef({2, model->time_steps(width), 11}));
   }
-  CHECK(CrnnImpl::time_steps(600) == 149);  // EasyOCR's 600 px lines give 149 steps
+  CHECK(model->time_steps(600) == 149);  // EasyOCR's 600 px lines give 149 steps
   CHECK_THROWS(model->forward(torch::zeros({1, 3, 16, 64})));
 }
 

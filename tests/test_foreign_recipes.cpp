@@ -403,7 +403,7 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
     // Its beta1 (0.9, which is also the beta1 its train.py leaves Adam at) is momentum here.
     CHECK(settings.optim.momentum == Approx(0.9));
   }
-  SECTION("EasyOCR's '-' lists, 'None' characters, freezes and other architectures") {
+  SECTION("EasyOCR's '-' lists, 'None' characters, freezes and recognizer stages") {
     const Settings settings = load_settings(
         std::nullopt, {"select_data=MJ-ST", "batch_ratio=0.5-0.5", "lang_char=None",
                        "freeze_FeatureFxtraction=True", "freeze_SequenceModeling=true"});
@@ -417,16 +417,23 @@ TEST_CASE("EasyOCR's en_filtered config is a text-recognition recipe", "[config]
                       Catch::Contains("False (Adadelta) or adam"));
     CHECK(settings.run.freeze.layers ==
           std::vector<std::string>{"FeatureExtraction", "SequenceModeling"});
-    const std::string error = [] {
-      try {
-        load_settings(std::nullopt, {"Transformation=TPS", "Prediction=Attn", "decode=beamsearch"});
-      } catch (const UserError& e) {
-        return std::string(e.what());
-      }
-      return std::string();
-    }();
-    CHECK_THAT(error, Catch::StartsWith("3 problems") && Catch::Contains("None-VGG-BiLSTM-CTC") &&
-                          Catch::Contains("beam search is not offered"));
+    // EasyOCR's stage names, in its spelling or any case.
+    const Settings stages = load_settings(
+        std::nullopt, {"Transformation=TPS", "FeatureExtraction=ResNet", "SequenceModeling=None",
+                       "Prediction=attn", "num_fiducial=10"});
+    CHECK(stages.ocr.transformation == OcrTransformation::tps);
+    CHECK(stages.ocr.feature_extraction == OcrFeatureExtraction::resnet);
+    CHECK(stages.ocr.sequence_modeling == OcrSequenceModeling::none);
+    CHECK(stages.ocr.prediction == OcrPrediction::attn);
+    CHECK(stages.ocr.num_fiducial == 10);
+    CHECK(ocr_bucket_widths(stages.ocr) ==
+          std::vector<int64_t>{stages.ocr.img_w});  // TPS: every line at imgW
+    CHECK_THROWS_WITH(load_settings(std::nullopt, {"Transformation=TPS", "num_fiducial=9"}),
+                      Catch::Contains("num_fiducial") && Catch::Contains("even"));
+    CHECK_THROWS_WITH(load_settings(std::nullopt, {"FeatureExtraction=DenseNet"}),
+                      Catch::Contains("FeatureExtraction") && Catch::Contains("VGG, RCNN, ResNet"));
+    CHECK_THROWS_WITH(load_settings(std::nullopt, {"Prediction=Attn", "decode=beamsearch"}),
+                      Catch::Contains("beam search is not offered"));
   }
 }
 

@@ -114,6 +114,51 @@ TEST_CASE("a tiny CRNN trains on digits, validates and reads images through the 
   CHECK(count_lines(predicted.output, ".png: ") == 16);
 }
 
+TEST_CASE(
+    "a tiny TPS-ResNet-BiLSTM-Attn trains on digits, validates, reads images and is not exported",
+    "[ocr][cli]") {
+  TempDir dir("ocr-attn");
+  REQUIRE(
+      run_trainer("data digits --out " + dir.file("digits") + " --train 32 --val 8 --max-length 4")
+          .exit_code == 0);
+  const CommandResult trained =
+      run_trainer("train data=" + dir.file("digits") +
+                  " charset=0123456789 epochs=2 project=" + dir.file("runs") +
+                  " name=attn task=ocr model=crnn imgH=32 imgW=64 output_channel=32 hidden_size=16 "
+                  "batch=8 workers=1"
+                  " optimizer=adamw lr0=0.002 warmup_epochs=0 batch_max_length=4 num_fiducial=6 "
+                  "Transformation=TPS"
+                  " FeatureExtraction=ResNet SequenceModeling=BiLSTM Prediction=Attn -q");
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  const auto run = dir / "runs" / "ocr" / "attn";
+  const trainer::ResultsTable table = trainer::read_results(run / "results.csv");
+  for (const char* column : {"train/attn", "val/attn", "accuracy", "norm_ED", "CER"}) {
+    INFO(column);
+    CHECK(std::find(table.header.begin(), table.header.end(), column) != table.header.end());
+  }
+  CHECK(table.rows.size() == 2);
+  CHECK_THAT(read_text(run / "args.yaml"),
+             Catch::Contains("Transformation: TPS\n") && Catch::Contains("Prediction: Attn\n"));
+
+  const std::string weights = (run / "weights" / "last.pt").string();
+  const CommandResult val = run_trainer("val --weights " + weights);
+  INFO(val.output);
+  REQUIRE(val.exit_code == 0);
+  CHECK(val.output.find("norm_ED") != std::string::npos);
+  const CommandResult predicted =
+      run_trainer("predict --weights " + weights + " --source " + dir.file("digits/val"));
+  INFO(predicted.output);
+  REQUIRE(predicted.exit_code == 0);
+  CHECK(count_lines(predicted.output, ".png: ") == 8);
+
+  const CommandResult exported = run_trainer("export --weights " + weights + " format=onnx");
+  INFO(exported.output);
+  CHECK(exported.exit_code == 2);
+  CHECK_THAT(exported.output,
+             Catch::Contains("Transformation TPS") && Catch::Contains("OpenCV 4.6"));
+}
+
 #ifndef TRAINER_HAVE_FREETYPE
 TEST_CASE("without OpenCV's freetype module, trainer data printed says what it lacks", "[ocr][cli]") {
   TempDir dir("ocr-printed");

@@ -56,18 +56,26 @@ Family resnet_family() {
           model.forward};
 }
 
-Family crnn_family() {
+// EasyOCR's default None-VGG-BiLSTM-CTC recognizer, or the one of `ocr`'s stages.
+Family crnn_family(OcrSettings ocr = {}, const std::string& name = "crnn") {
   torch::manual_seed(3);
-  OcrSettings ocr;
   ocr.output_channel = 32;
   ocr.hidden_size = 16;
   LogitsModel model = build_logits_model({"crnn", 1, 11, NormKind::batch, &ocr}, TaskKind::ocr);
   randomize_norms(*model.module);
-  return {"crnn",
+  return {name,
           model.module,
           model.onnx_graph,
           {"ocr", "crnn", {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, 1, 64, 64},
           model.forward};
+}
+
+// EasyOCR's None-ResNet-None-CTC: the ResNet feature extractor and no sequence modeling.
+Family crnn_resnet_family() {
+  OcrSettings ocr;
+  ocr.feature_extraction = OcrFeatureExtraction::resnet;
+  ocr.sequence_modeling = OcrSequenceModeling::none;
+  return crnn_family(ocr, "crnn-resnet");
 }
 
 Family yolo_family() {
@@ -84,7 +92,16 @@ Family yolo_family() {
           }};
 }
 
-std::vector<Family> families() { return {resnet_family(), crnn_family(), yolo_family()}; }
+// EasyOCR's None-RCNN-BiLSTM-CTC: the gated recurrent convolutions.
+Family crnn_rcnn_family() {
+  OcrSettings ocr;
+  ocr.feature_extraction = OcrFeatureExtraction::rcnn;
+  return crnn_family(ocr, "crnn-rcnn");
+}
+
+std::vector<Family> families() {
+  return {resnet_family(), crnn_family(), crnn_resnet_family(), crnn_rcnn_family(), yolo_family()};
+}
 
 std::filesystem::path write_onnx(const TempDir& dir, const Family& family,
                                  const OnnxOptions& options, const std::string& tag) {
@@ -243,6 +260,19 @@ TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {
   CHECK_THROWS_WITH(onnx_export::export_onnx(grouped.onnx_graph,
                                              {"classify", "resnet18", {"a", "b"}, 3, 32, 32}, {}),
                     Catch::Contains("norm=gn cannot be exported"));
+  // EasyOCR's stages that OpenCV 4.6 cannot run (or that are not written) are named.
+  const std::vector<std::pair<std::string, std::function<void(OcrSettings&)>>> refused_stages{
+      {"Transformation TPS", [](OcrSettings& ocr) { ocr.transformation = OcrTransformation::tps; }},
+      {"Prediction Attn", [](OcrSettings& ocr) { ocr.prediction = OcrPrediction::attn; }}};
+  for (const auto& [stage, set] : refused_stages) {
+    OcrSettings ocr;
+    ocr.img_h = 64;
+    ocr.img_w = 64;
+    set(ocr);
+    const Family recognizer = crnn_family(ocr);
+    CHECK_THROWS_WITH(onnx_export::export_onnx(recognizer.graph, recognizer.card, {}),
+                      Catch::Contains(stage));
+  }
   CHECK(onnx_export::parse_imgsz("640") == std::vector<int64_t>{640, 640});
   CHECK(onnx_export::parse_imgsz("[480, 640]") == std::vector<int64_t>{480, 640});
   CHECK_THROWS_AS(onnx_export::parse_imgsz("640x480"), UserError);

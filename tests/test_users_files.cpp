@@ -1,11 +1,14 @@
 // Users' files, not the defaults: the fixtures of tests/fixtures/users/ have the shapes of files
 // people have (an args.yaml of each Ultralytics era with a user's values, a Roboflow export, an
-// EasyOCR trainer config kept with easyocr.Reader's keys and a repeated character), and each is
-// loaded through the binary in one run, with the outcome of each asserted.
+// EasyOCR trainer config kept with easyocr.Reader's keys and a repeated character, EasyOCR configs
+// of its other recognizers), and each is loaded through the binary in one run, with the outcome
+// of each asserted.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <regex>
+#include <tuple>
+#include <vector>
 
 #include "detect_files.h"
 #include "test_helpers.h"
@@ -130,4 +133,27 @@ TEST_CASE("users' files load through the binary as their tools load them", "[for
   INFO(without_repeat.output);
   REQUIRE(without_repeat.exit_code == 0);
   CHECK(planned_parameters(easyocr.output) - planned_parameters(without_repeat.output) == 16 + 1);
+
+  // EasyOCR's other recognizers at the size its modules take, with its en characters (96): the
+  // parameters EasyOCR's Model has (scripts/python/crnn_fixture.py counts them).
+  const std::vector<std::tuple<std::string, std::string, long long>> recognizers{
+      {"easyocr-tps-resnet-bilstm-attn.yaml",
+       "Transformation: TPS\nFeatureExtraction: ResNet\nSequenceModeling: "
+       "BiLSTM\nPrediction: Attn\n",
+       49'632'042},
+      {"easyocr-none-resnet-bilstm-ctc.yaml",
+       "Transformation: None\nFeatureExtraction: ResNet\nSequenceModeling: "
+       "BiLSTM\nPrediction: CTC\n",
+       47'181'121},
+      {"easyocr-none-rcnn-none-ctc.yaml",
+       "Transformation: None\nFeatureExtraction: RCNN\nSequenceModeling: "
+       "None\nPrediction: CTC\n",
+       1'909'729}};
+  for (const auto& [file, stages, parameters] : recognizers) {
+    const CommandResult recognizer = run_command(plan_easyocr + fixture(file));
+    INFO(file << "\n" << recognizer.output);
+    CHECK(recognizer.exit_code == 0);
+    CHECK_THAT(recognizer.output, Catch::Contains(stages));
+    CHECK(planned_parameters(recognizer.output) == parameters);
+  }
 }

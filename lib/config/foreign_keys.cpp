@@ -155,8 +155,6 @@ std::vector<ForeignSpelling> ultralytics_keys() {
 // EasyOCR's trainer options (trainer/train.py, its config files) with no key here. The keys
 // with a counterpart are in the rows of the key table.
 std::vector<ForeignSpelling> easyocr_keys() {
-  const std::string architecture =
-      "EasyOCR's None-VGG-BiLSTM-CTC recognizer (model=crnn) is the one offered; TPS, RCNN, ResNet and Attn are not";
   return {
       refused(kEasyOcr, "FT",
               "pretrained weights always load leniently: a tensor whose shape differs (the Prediction head of another "
@@ -170,11 +168,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
               {"true"}),
       refused(kEasyOcr, "input_channel", "the input channels follow rgb: 1 grey, 3 with rgb: true", {"1", "3"}),
       refused(kEasyOcr, "decode", "CTC output is decoded greedily; beam search is not offered", {"greedy"}),
-      refused(kEasyOcr, "Transformation", architecture, {"none"}),
-      refused(kEasyOcr, "FeatureExtraction", architecture, {"vgg"}),
-      refused(kEasyOcr, "SequenceModeling", architecture, {"bilstm"}),
-      refused(kEasyOcr, "Prediction", architecture, {"ctc"}),
-      refused(kEasyOcr, "num_fiducial", "used by the TPS transformation only, which is not offered", {"*"}),
       // Keys of easyocr.Reader's model file (user_network/*.yaml) that people keep in the trainer's.
       read_only_by(kEasyOcr, "network_params", "Reader",
                    "the recognizer's sizes are input_channel, output_channel and hidden_size, as EasyOCR's trainer "

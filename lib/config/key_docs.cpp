@@ -173,7 +173,10 @@ constexpr const char* kEasyOcrIntroduction = R"(# Coming from EasyOCR
 
 EasyOCR's trainer config files (`trainer/config_files/*.yaml`, the options of its `train.py`)
 load as recipes: `trainer train --config en_filtered_config.yaml`. A file with EasyOCR's keys
-and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's None-VGG-BiLSTM-CTC).
+and no `task` trains text recognition (`task=ocr`, `model=crnn`: EasyOCR's recognizer of the file's
+`Transformation`, `FeatureExtraction`, `SequenceModeling` and `Prediction`, with its parameter
+names, so saved models load both ways; ONNX export takes VGG, RCNN or ResNet with CTC, and refuses
+TPS and Attn naming the stage).
 Data come in EasyOCR's folders, each with images and a `labels.csv`, under its two roots:
 `train_data` holds the training folders, of which `select_data` picks some (`'MJ-ST'`:
 EasyOCR's `-`-separated lists are read, as are `batch_ratio: '0.5-0.5'`; a `select_data` that

@@ -160,7 +160,8 @@ KeyRow string_key(const std::string& name, Field field, bool allow_empty, std::s
   return allow_empty ? std::move(row).empty_is_value() : std::move(row);
 }
 
-// Choices are named by their to_string(); `spellings` adds other words for them (true, false, none).
+// Choices are named by their to_string(), in any case; `spellings` adds other words for them (true,
+// false, none).
 template <typename Enum, typename Field>
 KeyRow enum_key(const std::string& name, Field field, std::vector<Enum> choices,
                 std::vector<std::pair<std::string, Enum>> spellings = {}) {
@@ -180,7 +181,7 @@ KeyRow enum_key(const std::string& name, Field field, std::vector<Enum> choices,
       [=](Settings& s, const RecipeValue& v) {
         const std::string lowered = v.is_null ? "none" : to_lower(v.text);
         for (const auto& [word, choice] : words) {
-          if (lowered == word) {
+          if (lowered == to_lower(word)) {
             field(s) = choice;
             return;
           }

@@ -385,6 +385,13 @@ void validate(const Settings& settings) {
     throw UserError("key 'batch_ratio' has " + std::to_string(settings.ocr.batch_ratio.size()) +
                     " value(s) but 'select_data' names " + std::to_string(settings.ocr.select_data.size()) + " folder(s)");
   }
+  if (settings.ocr.transformation == OcrTransformation::tps && settings.ocr.num_fiducial % 2 != 0) {
+    throw UserError(
+        "key 'num_fiducial' must be even with Transformation TPS (half of the points on the line's "
+        "top "
+        "edge, half on its bottom), got " +
+        std::to_string(settings.ocr.num_fiducial));
+  }
   if (settings.dist.node_rank >= settings.dist.nnodes) {
     throw UserError("key 'node_rank' must be below nnodes=" + std::to_string(settings.dist.nnodes) + ", got " +
                     std::to_string(settings.dist.node_rank));

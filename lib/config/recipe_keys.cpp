@@ -368,10 +368,11 @@ std::vector<RecipeKey> build_table() {
                     "Ultralytics' format")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
              .help(
-                 "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
-                 "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
-                 "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale from the "
-                 "file, and `model=yolov8s.yaml` is `model=yolov8s` unless a file of that name exists: an existing "
+                 "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = "
+                 "EasyOCR's recognizer, None-VGG-BiLSTM-CTC unless its stage keys say otherwise); as in "
+                 "Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s pretrained=path/yolov8s.pt`, "
+                 "`model=best.pt` of an Ultralytics run takes the scale from the file, and "
+                 "`model=yolov8s.yaml` is `model=yolov8s` unless a file of that name exists: an existing "
                  "`.yaml` is read as a model definition (`backbone`/`head` rows of Conv, C2f, C3, C3k2, SPPF, "
                  "C2PSA, nn.Upsample, Concat, Detect or Classify, `scales`, `nc`), its scale the letter in its "
                  "name (`my-yolo11s.yaml`: s)")
@@ -412,8 +413,8 @@ std::vector<RecipeKey> build_table() {
              .help(
                  "layers that keep their weights: the model's first N layers (ResNet: conv1, bn1, relu, maxpool, "
                  "layer1 … "
-                 "layer4, avgpool, fc, as torchvision lists them; CRNN: FeatureExtraction, SequenceModeling, "
-                 "Prediction; "
+                 "layer4, avgpool, fc, as torchvision lists them; CRNN: Transformation (with TPS), "
+                 "FeatureExtraction, SequenceModeling (with BiLSTM), Prediction; "
                  "YOLOv8: model.0 … model.22 as Ultralytics numbers them, so `freeze=10` is its backbone), or the "
                  "layers named "
                  "by state-dict prefix (`FeatureExtraction` is EasyOCR's `freeze_FeatureFxtraction`); their norm "
@@ -796,10 +797,45 @@ std::vector<RecipeKey> build_table() {
   ocr << buckets_key().tasks(kOcr).help(
       "OCR width buckets: each batch is padded to one width, the smallest bucket ≥ its images; a step gives step, "
       "2·step, … and imgW");
+  ocr << enum_key("Transformation", FIELD(ocr.transformation),
+                  std::vector{OcrTransformation::none, OcrTransformation::tps})
+             .tasks(kOcr)
+             .help(
+                 "CRNN stage 1 (EasyOCR's): None, or TPS = RARE's thin-plate-spline rectification of "
+                 "each line onto imgH x imgW from num_fiducial points it predicts (every line is then "
+                 "padded to imgW; buckets are not used)");
+  ocr << enum_key("FeatureExtraction", FIELD(ocr.feature_extraction),
+                  std::vector{OcrFeatureExtraction::vgg, OcrFeatureExtraction::rcnn,
+                              OcrFeatureExtraction::resnet})
+             .tasks(kOcr)
+             .help(
+                 "CRNN stage 2 (EasyOCR's): VGG (CRNN's), RCNN (gated recurrent convolutions, "
+                 "GRCNN's) or ResNet (FAN's, 1-2-5-3 basic blocks)");
+  ocr << enum_key("SequenceModeling", FIELD(ocr.sequence_modeling),
+                  std::vector{OcrSequenceModeling::none, OcrSequenceModeling::bilstm})
+             .tasks(kOcr)
+             .help(
+                 "CRNN stage 3 (EasyOCR's): BiLSTM = two bidirectional LSTMs of hidden_size, None = "
+                 "the features go straight to Prediction");
+  ocr << enum_key("Prediction", FIELD(ocr.prediction),
+                  std::vector{OcrPrediction::ctc, OcrPrediction::attn})
+             .tasks(kOcr)
+             .help(
+                 "CRNN stage 4 (EasyOCR's): CTC = a linear layer per time step, trained with CTC "
+                 "loss; Attn = an attention LSTM decoder of hidden_size that reads batch_max_length + "
+                 "1 steps, trained with cross-entropy after EasyOCR's [GO] token and ended by its "
+                 "[s] token");
+  ocr << int_key("num_fiducial", FIELD(ocr.num_fiducial), 4, 1000)
+             .tasks(kOcr)
+             .values("even, ≥ 4")
+             .help("CRNN with Transformation TPS: the fiducial points along the line's top and bottom "
+                   "edges");
   ocr << int_key("output_channel", FIELD(ocr.output_channel), 4, 4096)
              .tasks(kOcr)
              .help("CRNN feature channels (EasyOCR's output_channel)");
-  ocr << int_key("hidden_size", FIELD(ocr.hidden_size), 4, 4096).tasks(kOcr).help("CRNN BiLSTM hidden size");
+  ocr << int_key("hidden_size", FIELD(ocr.hidden_size), 4, 4096)
+             .tasks(kOcr)
+             .help("CRNN BiLSTM and attention decoder hidden size");
   ocr << double_key("elastic", FIELD(ocr.elastic), 0.0, 100.0)
              .tasks(kOcr)
              .help("OCR training: elastic warping of each line (Simard et al.), its largest displacement in pixels at "

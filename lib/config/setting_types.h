@@ -24,6 +24,11 @@ enum class DistBackend { automatic, gloo, nccl };
 enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
 // Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
 enum class ImageCacheMode { off, ram };
+// The four stages of EasyOCR's recognizer (its trainer/model.py), named as its configs name them.
+enum class OcrTransformation { none, tps };
+enum class OcrFeatureExtraction { vgg, rcnn, resnet };
+enum class OcrSequenceModeling { none, bilstm };
+enum class OcrPrediction { ctc, attn };
 
 // `freeze`: the model's first N layers, or layers named by their state-dict prefix
 // (`model.0`, `layer1`, `FeatureExtraction`); models/trainable.h says what a layer is.
@@ -57,5 +62,9 @@ const char* to_string(NormKind value);
 const char* to_string(AutoAugmentPolicy value);
 const char* to_string(ImageCacheMode value);
 const char* to_string(DistBackend value);
+const char* to_string(OcrTransformation value);
+const char* to_string(OcrFeatureExtraction value);
+const char* to_string(OcrSequenceModeling value);
+const char* to_string(OcrPrediction value);
 
 }  // namespace trainer

@@ -92,7 +92,53 @@ const char* to_string(DistBackend value) {
   return "?";
 }
 
+// EasyOCR's own spellings, which its model.py compares case-sensitively.
+const char* to_string(OcrTransformation value) {
+  switch (value) {
+    case OcrTransformation::none:
+      return "None";
+    case OcrTransformation::tps:
+      return "TPS";
+  }
+  return "?";
+}
+
+const char* to_string(OcrFeatureExtraction value) {
+  switch (value) {
+    case OcrFeatureExtraction::vgg:
+      return "VGG";
+    case OcrFeatureExtraction::rcnn:
+      return "RCNN";
+    case OcrFeatureExtraction::resnet:
+      return "ResNet";
+  }
+  return "?";
+}
+
+const char* to_string(OcrSequenceModeling value) {
+  switch (value) {
+    case OcrSequenceModeling::none:
+      return "None";
+    case OcrSequenceModeling::bilstm:
+      return "BiLSTM";
+  }
+  return "?";
+}
+
+const char* to_string(OcrPrediction value) {
+  switch (value) {
+    case OcrPrediction::ctc:
+      return "CTC";
+    case OcrPrediction::attn:
+      return "Attn";
+  }
+  return "?";
+}
+
 std::vector<int64_t> ocr_bucket_widths(const OcrSettings& ocr) {
+  // TPS rectifies every line onto a grid of imgH x imgW, so lines are padded to imgW as EasyOCR
+  // pads them; a narrower bucket would be stretched to imgW instead.
+  if (ocr.transformation == OcrTransformation::tps) return {ocr.img_w};
   std::vector<int64_t> widths;
   if (!ocr.bucket_widths.empty()) {
     for (int64_t width : ocr.bucket_widths) {

@@ -151,6 +151,11 @@ struct OcrSettings {
   std::vector<double> batch_ratio;
   int64_t bucket_step = 64;           // key buckets: one number
   std::vector<int64_t> bucket_widths; // key buckets: several widths
+  OcrTransformation transformation = OcrTransformation::none;
+  OcrFeatureExtraction feature_extraction = OcrFeatureExtraction::vgg;
+  OcrSequenceModeling sequence_modeling = OcrSequenceModeling::bilstm;
+  OcrPrediction prediction = OcrPrediction::ctc;
+  int64_t num_fiducial = 20;
   int64_t output_channel = 256;
   int64_t hidden_size = 256;
   double elastic = 0.0;
@@ -181,7 +186,8 @@ struct SharedTaskSettings {
 // keep), padded to that one size.
 inline int64_t validation_batch(const ScheduleSettings& schedule) { return schedule.batch * 2; }
 
-// The ascending widths OCR batches are padded to: bucket_widths, or multiples of bucket_step, ending at imgW.
+// The ascending widths OCR batches are padded to: bucket_widths, or multiples of bucket_step,
+// ending at imgW; imgW alone under TPS.
 std::vector<int64_t> ocr_bucket_widths(const OcrSettings& ocr);
 std::string lr_scale_text(const ScheduleSettings& schedule);
 

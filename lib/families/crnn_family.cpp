@@ -19,8 +19,24 @@ ModelFamily crnn_family() {
                    .hidden_size(ocr.hidden_size)
                    .classes(request.classes)
                    .norm(request.norm)
-                   .dropout(ocr.dropout));
-    return bind_model<LogitsModel>(model, request.in_channels, &onnx_export::crnn_onnx);
+                   .dropout(ocr.dropout)
+                   .transformation(ocr.transformation)
+                   .feature_extraction(ocr.feature_extraction)
+                   .sequence_modeling(ocr.sequence_modeling)
+                   .prediction(ocr.prediction)
+                   .num_fiducial(ocr.num_fiducial)
+                   .img_h(ocr.img_h)
+                   .img_w(ocr.img_w)
+                   .max_length(ocr.batch_max_length));
+    LogitsModel built =
+        bind_model<LogitsModel>(model, request.in_channels, &onnx_export::crnn_onnx);
+    if (ocr.prediction == OcrPrediction::attn) {
+      built.teacher_forced = [model](const torch::Tensor& images,
+                                     const torch::Tensor& previous) mutable {
+        return model->forward(images, previous);
+      };
+    }
+    return built;
   };
   return family;
 }

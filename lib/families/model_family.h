@@ -46,6 +46,9 @@ struct BuiltModel {
 // (ocr).
 struct LogitsModel : BuiltModel {
   std::function<torch::Tensor(const torch::Tensor&)> forward;
+  // A decoder trained teacher-forced (OCR's Attn): images and the symbol each step reads [N,
+  // steps] -> logits [N, steps, classes]; unset for every other model.
+  std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> teacher_forced;
 };
 
 // Images -> the detection head's raw outputs, one per level [B, 4 * reg_max + classes, H / s, W /

@@ -5,7 +5,9 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/pooling.h>
 
+#include "models/grcnn.h"
 #include "models/norm.h"
+#include "models/ocr_resnet.h"
 
 namespace trainer {
 namespace {
@@ -73,25 +75,86 @@ void VggFeatureExtractorImpl::reset() {
 
 CrnnImpl::CrnnImpl(const CrnnOptions& options) : options(options) { reset(); }
 
+namespace {
+
+torch::nn::AnyModule feature_extractor(const CrnnOptions& options) {
+  switch (options.feature_extraction()) {
+    case OcrFeatureExtraction::rcnn:
+      return torch::nn::AnyModule(
+          RcnnFeatureExtractor(options.in_channels(), options.output_channel(), options.norm()));
+    case OcrFeatureExtraction::resnet:
+      return torch::nn::AnyModule(
+          ResNetFeatureExtractor(options.in_channels(), options.output_channel(), options.norm()));
+    case OcrFeatureExtraction::vgg:
+      break;
+  }
+  return torch::nn::AnyModule(
+      VggFeatureExtractor(options.in_channels(), options.output_channel(), options.norm()));
+}
+
+}  // namespace
+
 void CrnnImpl::reset() {
-  FeatureExtraction = register_module(
-      "FeatureExtraction", VggFeatureExtractor(options.in_channels(), options.output_channel(), options.norm()));
-  SequenceModeling = torch::nn::Sequential(
-      BidirectionalLstm(options.output_channel(), options.hidden_size(), options.hidden_size()),
-      BidirectionalLstm(options.hidden_size(), options.hidden_size(), options.hidden_size()));
-  register_module("SequenceModeling", SequenceModeling);
-  Prediction = register_module("Prediction", torch::nn::Linear(options.hidden_size(), options.classes()));
+  // Registration follows EasyOCR's Model.__init__, which fixes the state-dict key order.
+  if (options.transformation() == OcrTransformation::tps) {
+    Transformation = register_module(
+        "Transformation",
+        TpsSpatialTransformer(options.num_fiducial(), options.img_h(), options.img_w(),
+                              options.in_channels(), options.norm()));
+  }
+  FeatureExtraction = feature_extractor(options);
+  register_module("FeatureExtraction", FeatureExtraction.ptr());
+  int64_t sequence_size = options.output_channel();
+  if (options.sequence_modeling() == OcrSequenceModeling::bilstm) {
+    SequenceModeling = torch::nn::Sequential(
+        BidirectionalLstm(options.output_channel(), options.hidden_size(), options.hidden_size()),
+        BidirectionalLstm(options.hidden_size(), options.hidden_size(), options.hidden_size()));
+    register_module("SequenceModeling", SequenceModeling);
+    sequence_size = options.hidden_size();
+  }
+  if (options.prediction() == OcrPrediction::attn) {
+    AttentionPrediction = register_module(
+        "Prediction", Attention(sequence_size, options.hidden_size(), options.classes()));
+  } else {
+    Prediction = register_module("Prediction", torch::nn::Linear(sequence_size, options.classes()));
+  }
   init_crnn_weights(*this);
 }
 
-torch::Tensor CrnnImpl::forward(const torch::Tensor& input) {
+int64_t CrnnImpl::time_steps(int64_t width) const {
+  if (options.prediction() == OcrPrediction::attn) return options.max_length() + 1;
+  const int64_t columns = Transformation ? options.img_w() : width;
+  return options.feature_extraction() == OcrFeatureExtraction::vgg ? columns / 4 - 1
+                                                                   : columns / 4 + 1;
+}
+
+torch::Tensor CrnnImpl::sequence_features(const torch::Tensor& input) {
   TORCH_CHECK(input.dim() == 4 && input.size(2) >= 32 && input.size(3) >= 8,
               "CRNN expects [B, C, H >= 32, W >= 8], got ", input.sizes());
-  // [B, C, H', T] -> mean over the remaining height -> [B, T, C], as EasyOCR's AdaptiveAvgPool2d((None, 1)).
-  // Dropout is functional, not a module, so the state dict keeps EasyOCR's keys.
-  const torch::Tensor features = torch::dropout(FeatureExtraction->forward(input).mean(2).permute({0, 2, 1}),
-                                                options.dropout(), is_training());
-  return Prediction(torch::dropout(SequenceModeling->forward(features).contiguous(), options.dropout(), is_training()));
+  const torch::Tensor lines = Transformation ? Transformation(input) : input;
+  // [B, C, H', T] -> mean over the remaining height -> [B, T, C], as EasyOCR's
+  // AdaptiveAvgPool2d((None, 1)). Dropout is functional, not a module, so the state dict keeps
+  // EasyOCR's keys.
+  torch::Tensor features =
+      torch::dropout(FeatureExtraction.forward(lines).mean(2).permute({0, 2, 1}), options.dropout(),
+                     is_training());
+  if (SequenceModeling) {
+    features =
+        torch::dropout(SequenceModeling->forward(features), options.dropout(), is_training());
+  }
+  return features.contiguous();
+}
+
+torch::Tensor CrnnImpl::forward(const torch::Tensor& input) {
+  const torch::Tensor features = sequence_features(input);
+  if (AttentionPrediction)
+    return AttentionPrediction->forward_greedy(features, time_steps(input.size(3)));
+  return Prediction(features);
+}
+
+torch::Tensor CrnnImpl::forward(const torch::Tensor& input, const torch::Tensor& previous) {
+  TORCH_CHECK(AttentionPrediction, "only an Attn recognizer reads the previous symbols");
+  return AttentionPrediction->forward_teacher_forced(sequence_features(input), previous);
 }
 
 void init_crnn_weights(CrnnImpl& model) {
@@ -99,6 +162,7 @@ void init_crnn_weights(CrnnImpl& model) {
   for (auto& item : model.named_parameters()) {
     const std::string& name = item.key();
     torch::Tensor& parameter = item.value();
+    if (name.find("localization_fc2") != std::string::npos) continue;
     if (name.find("bias") != std::string::npos) {
       parameter.zero_();
     } else if (name.find("weight") != std::string::npos) {

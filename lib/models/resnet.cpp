@@ -187,6 +187,11 @@ torch::Tensor ResNetImpl::forward(const torch::Tensor& input) {
   return fc(torch::flatten(avgpool(x), 1));
 }
 
+torch::nn::Sequential basic_block_layer(int64_t& inplanes, int64_t planes, int64_t blocks,
+                                        int64_t stride, NormKind norm) {
+  return make_layer<BasicBlockImpl>(inplanes, planes, blocks, stride, norm);
+}
+
 const std::vector<std::string>& resnet_names() {
   static const std::vector<std::string> names{"resnet18", "resnet34", "resnet50"};
   return names;

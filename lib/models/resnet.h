@@ -44,6 +44,12 @@ class ResNetImpl : public torch::nn::Cloneable<ResNetImpl> {
 };
 TORCH_MODULE(ResNet);
 
+// A layer of `blocks` of torchvision's BasicBlock (conv1, bn1, conv2, bn2, downsample), the first
+// with `stride` and the 1x1 shortcut projection where the width or resolution changes; `inplanes`
+// becomes `planes`. EasyOCR's ResNet feature extractor is made of the same blocks.
+torch::nn::Sequential basic_block_layer(int64_t& inplanes, int64_t planes, int64_t blocks,
+                                        int64_t stride, NormKind norm);
+
 // The model names make_resnet accepts, for help texts and did-you-mean suggestions.
 const std::vector<std::string>& resnet_names();
 

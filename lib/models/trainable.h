@@ -23,7 +23,7 @@ ParameterCounts count_parameters(const torch::nn::Module& model);
 // The model's layers in order, as `freeze=N` counts them: its top-level modules or, when it has
 // just one (YOLOv8's `model`), that module's, with or without parameters, so that the indices are
 // the originals'. ResNet: conv1, bn1, relu, maxpool, layer1 … layer4, avgpool, fc (torchvision's
-// children); CRNN: FeatureExtraction, SequenceModeling, Prediction; YOLOv8: model.0 … model.22,
+// children); CRNN: [Transformation,] FeatureExtraction, [SequenceModeling,] Prediction; YOLOv8: model.0 … model.22,
 // so freeze=10 is Ultralytics' backbone.
 std::vector<std::string> layer_names(const torch::nn::Module& model);
 

@@ -1,5 +1,6 @@
-// The CRNN as an ONNX graph: [B, C, imgH, W] -> per-frame logits [B, W / 4 - 1, classes] (class 0
-// the CTC blank), as EasyOCR's recognizer returns them.
+// The CRNN as an ONNX graph: [B, C, imgH, W] -> per-frame logits [B, steps, classes] (class 0 the
+// CTC blank), as EasyOCR's recognizer returns them: VGG, RCNN or ResNet features, BiLSTM or no
+// sequence modeling, CTC. TPS and Attn recognizers are refused with the stage named.
 #pragma once
 #include <string>
 
@@ -15,6 +16,7 @@ std::string crnn_graph(GraphBuilder& graph, const CrnnImpl& model, const std::st
                        bool fold);
 
 // The family's graph writer: height >= 32, width >= 8; dynamic names the width and the steps too.
+// unsupported() names the stage a recognizer has that is not exported.
 FamilyGraph crnn_onnx(GraphBuilder& graph, const CrnnImpl& model, const GraphRequest& request);
 
 }  // namespace trainer::onnx_export

@@ -12,9 +12,11 @@ const torch::nn::Module* child(const torch::nn::Module& module, const std::strin
   return found == nullptr ? nullptr : found->get();
 }
 
-// torchvision's BasicBlock or Bottleneck, told apart by its conv3.
-std::string block_graph(GraphBuilder& graph, const torch::nn::Module& block, const std::string& x, bool fold,
-                        const std::string& key) {
+}  // namespace
+
+// Told apart by its conv3.
+std::string resnet_block_graph(GraphBuilder& graph, const torch::nn::Module& block,
+                               const std::string& x, bool fold, const std::string& key) {
   const int convs = child(block, "conv3") != nullptr ? 3 : 2;
   std::string y = x;
   for (int i = 1; i <= convs; ++i) {
@@ -32,8 +34,6 @@ std::string block_graph(GraphBuilder& graph, const torch::nn::Module& block, con
   return graph.node("Relu", {graph.node("Add", {y, shortcut})});
 }
 
-}  // namespace
-
 std::string resnet_graph(GraphBuilder& graph, const ResNetImpl& model, const std::string& images, bool fold) {
   std::string x = conv_norm(graph, images, *model.conv1, model.bn1.ptr().get(), fold, "conv1");
   x = max_pool(graph, graph.node("Relu", {x}), *model.maxpool);
@@ -41,7 +41,7 @@ std::string resnet_graph(GraphBuilder& graph, const ResNetImpl& model, const std
       {"layer1", model.layer1}, {"layer2", model.layer2}, {"layer3", model.layer3}, {"layer4", model.layer4}};
   for (const auto& [name, layer] : layers) {
     for (size_t i = 0; i < layer->size(); ++i) {
-      x = block_graph(graph, *layer->ptr(i), x, fold, name + "." + std::to_string(i));
+      x = resnet_block_graph(graph, *layer->ptr(i), x, fold, name + "." + std::to_string(i));
     }
   }
   x = graph.node("Flatten", {graph.node("GlobalAveragePool", {x})}, {{"axis", int64_t{1}}});

@@ -8,6 +8,10 @@
 
 namespace trainer::onnx_export {
 
+// torchvision's BasicBlock or Bottleneck `block` (`key` its state-dict prefix) on x.
+std::string resnet_block_graph(GraphBuilder& graph, const torch::nn::Module& block,
+                               const std::string& x, bool fold, const std::string& key);
+
 // The evaluation forward from the graph input `images`; returns the output value. `fold` folds
 // norms into convolutions.
 std::string resnet_graph(GraphBuilder& graph, const ResNetImpl& model, const std::string& images,

@@ -47,6 +47,16 @@ std::vector<int64_t> pads(const torch::nn::detail::ConvNdOptions<2>& options, co
   return {(*padding)->at(0), (*padding)->at(1), (*padding)->at(0), (*padding)->at(1)};
 }
 
+std::string batch_norm_node(GraphBuilder& graph, const std::string& x,
+                            const NormParameters& parameters, const std::string& key) {
+  return graph.node("BatchNormalization",
+                    {x, graph.constant(key + ".weight", parameters.weight),
+                     graph.constant(key + ".bias", parameters.bias),
+                     graph.constant(key + ".running_mean", parameters.mean),
+                     graph.constant(key + ".running_var", parameters.var)},
+                    {{"epsilon", static_cast<float>(parameters.eps)}});
+}
+
 // ONNX's LSTM gates are i, o, f, c; LibTorch's i, f, g (= c), o.
 torch::Tensor onnx_gate_order(const torch::Tensor& rows) {
   const std::vector<torch::Tensor> gates = rows.chunk(4, 0);
@@ -82,13 +92,12 @@ std::string conv_norm(GraphBuilder& graph, const std::string& x, const torch::nn
                               {"dilations", pair(options.dilation())},
                               {"group", options.groups()}});
   if (!parameters) return y;
-  const std::string norm_key = key + ".norm";
-  return graph.node("BatchNormalization",
-                    {y, graph.constant(norm_key + ".weight", parameters->weight),
-                     graph.constant(norm_key + ".bias", parameters->bias),
-                     graph.constant(norm_key + ".running_mean", parameters->mean),
-                     graph.constant(norm_key + ".running_var", parameters->var)},
-                    {{"epsilon", static_cast<float>(parameters->eps)}});
+  return batch_norm_node(graph, y, *parameters, key + ".norm");
+}
+
+std::string batch_norm(GraphBuilder& graph, const std::string& x, const torch::nn::Module& norm,
+                       const std::string& key) {
+  return batch_norm_node(graph, x, norm_parameters(norm, key), key);
 }
 
 std::string linear(GraphBuilder& graph, const std::string& x, const torch::nn::LinearImpl& layer,

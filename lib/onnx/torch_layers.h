@@ -19,6 +19,11 @@ namespace trainer::onnx_export {
 std::string conv_norm(GraphBuilder& graph, const std::string& x, const torch::nn::Conv2dImpl& conv,
                       const torch::nn::Module* norm, bool fold, const std::string& key);
 
+// A 2-d norm on its own, not after a convolution (a BatchNormalization node, with `simplify` too);
+// a norm without running statistics (GroupNorm) is a UserError.
+std::string batch_norm(GraphBuilder& graph, const std::string& x, const torch::nn::Module& norm,
+                       const std::string& key);
+
 // y = x W^T + b over the last dimension of x (MatMul and Add; any leading dimensions).
 std::string linear(GraphBuilder& graph, const std::string& x, const torch::nn::LinearImpl& layer,
                    const std::string& key);

@@ -12,6 +12,7 @@
 #include "data/sampler.h"
 #include "families/model_family.h"
 #include "plot/batch_plot.h"
+#include "tasks/attn_text.h"
 #include "tasks/ctc_decoder.h"
 #include "tasks/ctc_loss.h"
 #include "util/error.h"
@@ -125,6 +126,29 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataS
   model_ = build_logits_model({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr}, TaskKind::ocr);
 }
 
+int64_t OcrTask::classes() const {
+  return attention() ? attn_classes(*charset_) : charset_->classes();
+}
+
+torch::Tensor OcrTask::attn_labels(const Batch& batch) const {
+  return attn_text(batch.target, batch.target_lengths, ocr_.batch_max_length);
+}
+
+torch::Tensor OcrTask::model_output(const Batch& batch) {
+  if (!attention()) return model_.forward(batch.input);
+  const torch::Tensor text = attn_labels(batch);
+  return model_.teacher_forced(batch.input, text.narrow(1, 0, text.size(1) - 1));
+}
+
+torch::Tensor OcrTask::evaluation_loss(const torch::Tensor& logits, const Batch& batch) const {
+  if (attention()) return attn_loss_sum(logits, attn_labels(batch));
+  return ctc_loss_sum(logits, batch.target, batch.target_lengths);
+}
+
+std::vector<DecodedText> OcrTask::decode(const torch::Tensor& logits) const {
+  return attention() ? attn_decode(logits, *charset_) : greedy_decode(logits, *charset_);
+}
+
 std::vector<std::vector<size_t>> OcrTask::epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const {
   return bucket_batches(train_indices_, sampling_, seed, epoch, batch);
 }
@@ -154,7 +178,10 @@ void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) 
 }
 
 LossOutput OcrTask::loss_of_output(const torch::Tensor& logits, const Batch& batch) {
-  const torch::Tensor total = ctc_loss_sum(logits, batch.target, batch.target_lengths, shared_.data.label_smoothing);
+  const double smoothing = shared_.data.label_smoothing;
+  const torch::Tensor total =
+      attention() ? attn_loss_sum(logits, attn_labels(batch), smoothing)
+                  : ctc_loss_sum(logits, batch.target, batch.target_lengths, smoothing);
   return {total, total.detach().reshape({1})};
 }
 
@@ -189,7 +216,7 @@ std::vector<std::string> OcrTask::predict(const std::vector<std::string>& source
     std::vector<cv::Mat> batch_images;
     for (size_t i : indices) batch_images.push_back(images[i]);
     const Batch batch = collate_text_lines(batch_images, nullptr, *charset_, shape_);
-    const std::vector<DecodedText> decoded = greedy_decode(logits(batch.input.to(device)), *charset_);
+    const std::vector<DecodedText> decoded = decode(logits(batch.input.to(device)));
     for (size_t row = 0; row < indices.size(); ++row) {
       lines[indices[row]] = fmt::format("{}: {} ({:.{}f})", paths[indices[row]], encode_utf8(decoded[row].text),
                                         decoded[row].confidence, options.digits);

@@ -1,5 +1,6 @@
-// Text recognition as EasyOCR trains it (R19): the CRNN, CTC loss, greedy decoding, exact-match
-// accuracy, norm_ED and CER; batches bucketed by width so each has one shape.
+// Text recognition as EasyOCR trains it (R19): the CRNN, CTC loss (or with Prediction Attn,
+// EasyOCR's cross-entropy of the teacher-forced decoder), greedy decoding, exact-match accuracy,
+// norm_ED and CER; batches bucketed by width so each has one shape.
 #pragma once
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "families/model_family.h"
+#include "tasks/ctc_decoder.h"
 #include "tasks/ocr_validator.h"
 
 namespace trainer {
@@ -23,7 +25,8 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
 
   std::string name() const override { return "ocr"; }
   torch::nn::Module& model() override { return *model_.module; }
-  int64_t classes() const override { return charset_->classes(); }
+  // The recognizer's output classes: the charset's, plus [s] with Attn.
+  int64_t classes() const override;
   TaskTraining& training() override { return *this; }
   Validator& validator() override { return *validator_; }
   Predictor* predictor() override { return this; }
@@ -34,14 +37,14 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   // Width-bucketed batches; with batch_ratio, the select_data groups mixed in proportion.
   std::vector<std::vector<size_t>> epoch_batches(uint64_t seed, int64_t epoch, int64_t batch) const override;
   Loader::Collate train_collate(uint64_t seed) const override;
-  std::vector<std::string> loss_names() const override { return {"ctc"}; }
+  std::vector<std::string> loss_names() const override { return {attention() ? "attn" : "ctc"}; }
   LossOutput loss(const Batch& batch) override;
   // Each line at its bucket's width with its label.
   void plot_batch(const Batch& batch, const std::filesystem::path& path) const override;
   // CUDA's CTC loss copies the target lengths to the host: graphs hold the CRNN, not the loss.
   bool loss_capture_safe() const override { return false; }
   LossSplit* loss_split() override { return this; }
-  torch::Tensor model_output(const Batch& batch) override { return model_.forward(batch.input); }
+  torch::Tensor model_output(const Batch& batch) override;
   LossOutput loss_of_output(const torch::Tensor& logits, const Batch& batch) override;
   std::vector<int64_t> dynamic_input_dims() const override { return {3}; }  // width buckets
 
@@ -56,6 +59,13 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   torch::Tensor logits(const torch::Tensor& input) {
     return deployed_ ? deployed_->run(input) : model_.forward(input);
   }
+  bool attention() const { return ocr_.prediction == OcrPrediction::attn; }
+  // The batch's labels as the Attn decoder reads and predicts them (tasks/attn_text.h).
+  torch::Tensor attn_labels(const Batch& batch) const;
+  // The evaluation loss summed over the batch: the plain CTC, or Attn's cross-entropy of the greedy
+  // steps.
+  torch::Tensor evaluation_loss(const torch::Tensor& logits, const Batch& batch) const;
+  std::vector<DecodedText> decode(const torch::Tensor& logits) const;
 
   SharedTaskSettings shared_;
   OcrSettings ocr_;

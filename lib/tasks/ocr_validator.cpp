@@ -7,8 +7,6 @@
 #include <numeric>
 
 #include "data/sampler.h"
-#include "tasks/ctc_decoder.h"
-#include "tasks/ctc_loss.h"
 #include "tasks/ocr_task.h"
 #include "util/utf8.h"
 
@@ -21,6 +19,10 @@ constexpr size_t kShownSamples = 4;
 std::string quoted(const std::u32string& text) { return "'" + encode_utf8(text) + "'"; }
 
 }  // namespace
+
+std::vector<std::string> OcrValidator::metric_names() const {
+  return {"val/" + task_.loss_names().front(), "accuracy", "norm_ED", "CER"};
+}
 
 void OcrValidator::validate_shard(const torch::Device& device, const Shard& shard) {
   // One fixed batch size for every validation batch (R28): twice the training micro-batch.
@@ -39,8 +41,8 @@ void OcrValidator::validate_shard(const torch::Device& device, const Shard& shar
       *task_.model_.module, loader, batches.size(), batch_size, device,
       [&](size_t position, const Batch& batch, const torch::Tensor& input) {
         const torch::Tensor logits = task_.logits(input).narrow(0, 0, batch.size);
-        loss_sum += ctc_loss_sum(logits, batch.target, batch.target_lengths);  // the plain CTC
-        const std::vector<DecodedText> decoded = greedy_decode(logits, *task_.charset_);
+        loss_sum += task_.evaluation_loss(logits, batch);
+        const std::vector<DecodedText> decoded = task_.decode(logits);
         for (size_t row = 0; row < decoded.size(); ++row) {
           const std::u32string& truth = task_.val_->label(batches[position][row]);
           scores_.add(decoded[row].text, truth);
@@ -56,11 +58,11 @@ void OcrValidator::validate_shard(const torch::Device& device, const Shard& shar
 
 Metrics OcrValidator::metrics() const {
   Metrics metrics;
-  metrics.values = {
-      {"val/ctc", loss_.value() / static_cast<double>(std::max<int64_t>(scores_.samples(), 1))},
-      {"accuracy", scores_.accuracy()},
-      {"norm_ED", scores_.norm_ed()},
-      {"CER", scores_.cer()}};
+  metrics.values = {{metric_names().front(),
+                     loss_.value() / static_cast<double>(std::max<int64_t>(scores_.samples(), 1))},
+                    {"accuracy", scores_.accuracy()},
+                    {"norm_ED", scores_.norm_ed()},
+                    {"CER", scores_.cer()}};
   metrics.fitness = scores_.accuracy();
   return metrics;
 }

@@ -1,6 +1,6 @@
 // Text recognition's validation over the width buckets of the validation split: the plain CTC
-// loss, exact-match accuracy, norm_ED and CER, as EasyOCR reports them; a few decoded lines go to
-// the log.
+// loss (Attn: its cross-entropy), exact-match accuracy, norm_ED and CER, as EasyOCR reports them; a
+// few decoded lines go to the log.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,16 +16,15 @@ class OcrValidator : public Validator {
  public:
   explicit OcrValidator(OcrTask& task) : task_(task) {}
 
-  std::vector<std::string> metric_names() const override {
-    return {"val/ctc", "accuracy", "norm_ED", "CER"};
-  }
+  // The loss first: val/ctc, or val/attn with Prediction Attn.
+  std::vector<std::string> metric_names() const override;
   std::vector<Meter*> meters() override { return {&loss_, &scores_}; }
   void validate_shard(const torch::Device& device, const Shard& shard) override;
   Metrics metrics() const override;
 
  private:
   OcrTask& task_;
-  SumMeter loss_;  // the plain CTC summed over validation samples
+  SumMeter loss_;  // the plain CTC (or Attn's cross-entropy) summed over validation samples
   TextScores scores_;
 };
 
