@@ -32,14 +32,14 @@ double final_value(const std::filesystem::path& run, const std::string& column) 
   return table.rows.back().at(static_cast<size_t>(at - table.header.begin()));
 }
 
-// Trains `task` with `recipe` and the learning rate `lr0` into run `name`; returns the final `column`.
-double trained(const TempDir& dir, const std::string& task, const std::string& recipe, const std::string& lr0,
+// Trains with `recipe` and the learning rate `lr0` into run `name`; returns the final `column`.
+double trained(const TempDir& dir, const std::string& recipe, const std::string& lr0,
                const std::string& name, const std::string& column) {
   const CommandResult train = run_trainer("train " + recipe + " lr0=" + lr0 + " warmup_epochs=0 plots=false -q project=" +
                                           dir.file("runs") + " name=" + name);
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  return final_value(dir / "runs" / task / name, column);
+  return final_value(dir / "runs" / name, column);
 }
 
 }  // namespace
@@ -52,8 +52,8 @@ TEST_CASE("a tiny classifier learns dark from bright, with updates frozen it doe
   write_two_class_images(dir / "data");
   const std::string recipe = "data=" + dir.file("data") +
                              " model=resnet18 epochs=2 batch=4 accumulate=1 imgsz=16 workers=1 optimizer=adamw";
-  const double top1 = trained(dir, "classify", recipe, "0.001", "learned", "top1");
+  const double top1 = trained(dir, recipe, "0.001", "learned", "top1");
   CHECK(top1 >= kLearned);
-  const double frozen = trained(dir, "classify", recipe, kFrozenLr, "frozen", "top1");
+  const double frozen = trained(dir, recipe, kFrozenLr, "frozen", "top1");
   CHECK_FALSE(frozen >= kLearned);
 }

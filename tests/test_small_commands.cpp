@@ -8,6 +8,7 @@
 #include "config/key_docs.h"
 #include "config/recipe_keys.h"
 #include "config/user_settings.h"
+#include "io/run_folder.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;
@@ -71,14 +72,13 @@ TEST_CASE("settings keep runs_dir and datasets_dir for the user", "[cli][small]"
   INFO(changed.output);
   CHECK(changed.exit_code == 0);
   CHECK_THAT(read_text(dir / "config" / "trainer" / "settings.yaml"), Catch::Contains("datasets_dir: /data/sets"));
-  // runs_dir is the default project; project= still wins.
-  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: " + runs + "\n"));
+  // Without project= the recipe names none (Ultralytics' null): run folders go to runs_dir/<task>.
+  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: none\n"));
   CHECK_THAT(trainer_in(dir, "keys project=elsewhere").output, Catch::Contains("project: elsewhere\n"));
   const CommandResult unknown = trainer_in(dir, "settings wandb=false");
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.output, Catch::Contains("unknown setting 'wandb'") && Catch::Contains("datasets_dir, runs_dir"));
   CHECK(trainer_in(dir, "settings reset").exit_code == 0);
-  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: runs\n"));
 }
 
 TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
@@ -93,6 +93,30 @@ TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("'weights'"));
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n[a, b]: x\n");
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("single word"));
+  if (previous) {
+    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+  } else {
+    unsetenv("XDG_CONFIG_HOME");
+  }
+}
+
+TEST_CASE(
+    "run folders go to project/name when project is given, else to runs_dir/task/name, as "
+    "Ultralytics'",
+    "[config][small]") {
+  TempDir dir("runs-parent");
+  const char* previous = std::getenv("XDG_CONFIG_HOME");
+  const std::string saved = previous ? previous : "";
+  setenv("XDG_CONFIG_HOME", dir.path().c_str(), 1);
+  CHECK(trainer::runs_parent("", "detect") == std::filesystem::path("runs") / "detect");
+  write_text(dir / "trainer" / "settings.yaml", "runs_dir: /srv/runs\n");
+  CHECK(trainer::runs_parent("", "classify") == std::filesystem::path("/srv/runs/classify"));
+  // project=P name=N is P/N, relative or absolute, the task named nowhere.
+  CHECK(trainer::runs_parent("/data/exp", "detect") == std::filesystem::path("/data/exp"));
+  CHECK(trainer::runs_parent("exp", "detect") == std::filesystem::path("exp"));
+  CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one");
+  CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one2");
+  CHECK(trainer::make_run_folder(dir / "exp", "one", true).root == dir / "exp" / "one");
   if (previous) {
     setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
   } else {

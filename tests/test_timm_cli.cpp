@@ -111,7 +111,7 @@ TEST_CASE("timm's documented train.py commands: refused options all at once, the
     INFO(trained.output);
     CHECK(trained.exit_code == 0);
     CHECK_THAT(trained.output, Catch::Contains("top1"));
-    const auto run = dir / "runs" / "classify" / ("doc" + std::to_string(i));
+    const auto run = dir / "runs" / ("doc" + std::to_string(i));
     CHECK(std::filesystem::exists(run / "weights" / "best.pt"));
     const std::string args = read_text(run / "args.yaml");
     INFO(args);

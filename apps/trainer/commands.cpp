@@ -206,7 +206,10 @@ int run_train(const CommonOptions& options) {
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
   if (!resume && main_rank) {
-    folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
+    folder = make_run_folder(runs_parent(settings.output.project, task->name()),
+                             settings.output.name, settings.output.exist_ok);
+    // name2 when renumbered, as Ultralytics' trainer records it (args.name = save_dir.name).
+    settings.output.name = folder.root.filename().string();
   }
   // Held until the process ends; taken before this run writes anything into the folder.
   std::optional<RunLock> lock;
@@ -347,7 +350,8 @@ int run_val(const CommonOptions& options, const std::string& weights) {
   const bool draws_curves = settings.output.plots && !metrics.curves.empty();
   if (metrics.confusion || draws_curves) {
     const std::filesystem::path folder =
-        make_numbered_folder(std::filesystem::path(settings.output.project) / trained.task->name(), "val", settings.output.exist_ok);
+        make_numbered_folder(runs_parent(settings.output.project, trained.task->name()), "val",
+                             settings.output.exist_ok);
     save_validation_files(metrics.confusion, metrics.curves, folder, settings.output.plots);
     std::printf("%s in %s\n", draws_curves ? "confusion matrix and curves" : "confusion matrix", folder.string().c_str());
   }
@@ -360,7 +364,7 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   PredictOptions predict_options;
   predict_options.top_k = top_k;
   predict_options.digits = digits;
-  predict_options.project = trained.settings.output.project;
+  predict_options.parent = runs_parent(trained.settings.output.project, trained.task->name());
   predict_options.exist_ok = trained.settings.output.exist_ok;
   for (const auto& line : predictor(*trained.task).predict(sources, trained.device, predict_options)) {
     std::printf("%s\n", line.c_str());

@@ -13,7 +13,6 @@
 #include "config/foreign_keys.h"
 #include "config/model_catalog.h"
 #include "config/recipe_keys.h"
-#include "config/user_settings.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -442,7 +441,6 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
   report(notes);
-  if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
   resolve_model_and_task(settings, given, catalog);
   validate(settings);
   warn_keys_without_effect(settings, names_of(given));

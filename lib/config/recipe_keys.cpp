@@ -892,13 +892,17 @@ std::vector<RecipeKey> build_table() {
                 .help("detection: detections kept per image");
 
   output << string_key("project", FIELD(output.project), false, "path")
-                    .default_text("the user settings' `runs_dir` (`trainer settings`), `runs` unless changed")
-                    .resumable()
-                    .help("parent folder of run folders")
-                    .same_as(kTimm, "output", "runs go to <output>/<task>/<name>");
+                .default_text(
+                    "none: run folders go to `<runs_dir>/<task>/<name>`, runs_dir from the user "
+                    "settings (`trainer settings`), `runs` unless changed")
+                .resumable()
+                .help("parent folder of run folders: `project=P name=N` writes `P/N`, as Ultralytics does")
+                .same_as(kTimm, "output");
   output << string_key("name", FIELD(output.name), false, "string")
                 .resumable()
-                .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists")
+                .help(
+                    "run folder: `<project>/<name>` (`<runs_dir>/<task>/<name>` without project), "
+                    "numbered name2, name3 … when it exists; args.yaml records the name taken")
                 .same_as(kEasyOcr, "experiment_name")
                 .same_as(kTimm, "experiment");
   output << bool_key("exist_ok", FIELD(output.exist_ok))
