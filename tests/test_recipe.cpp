@@ -188,6 +188,10 @@ TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[co
     CHECK(load_settings((dir / "r.yaml").string(), {"model=resnet34"}).run.model == "resnet34");
     CHECK_THAT(error_of(std::nullopt, {"model=vgg16"}),
                Catch::Contains("unknown model 'vgg16'") && Catch::Contains("yolov8n/s/m/l/x (task=detect)"));
+    // The unknown model is reported with every other problem of the command, in one run.
+    const std::string all = error_of(std::nullopt, {"model=vgg16", "batch=eight", "acumulate=2"});
+    CHECK_THAT(all, Catch::StartsWith("3 problems in the recipe:") && Catch::Contains("unknown model 'vgg16'") &&
+                        Catch::Contains("key 'batch'") && Catch::Contains("unknown key 'acumulate'"));
     CHECK_THAT(error_of(std::nullopt, {"model=best.pt"}),
                Catch::Contains("names no architecture") && Catch::Contains("pretrained="));
     CHECK_THAT(error_of(std::nullopt, {"model=yolov8n.pt", "pretrained=other.pt"}),

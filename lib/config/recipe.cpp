@@ -429,6 +429,14 @@ std::vector<std::string> names_set_by_command_line(const GivenKeys& given) {
   return names;
 }
 
+// The model name, the task and the checks across keys join the problems of single values, so one
+// run reports them all (an unknown model is not left for after every other problem is fixed).
+void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes) {
+  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog); });
+  noting_problems(notes, [&] { validate(settings); });
+  report(notes);
+}
+
 }  // namespace
 
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
@@ -440,9 +448,7 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   if (config_path) noting_problems(notes, [&] { read_file(*config_path, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  report(notes);
-  resolve_model_and_task(settings, given, catalog);
-  validate(settings);
+  check_whole(settings, given, catalog, notes);
   warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
@@ -456,9 +462,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   noting_problems(notes, [&] { read_yaml(yaml, origin, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  report(notes);
-  resolve_model_and_task(settings, given, catalog);
-  validate(settings);
+  check_whole(settings, given, catalog, notes);
   // The embedded recipe was checked when it was written: only what this command changes warns.
   warn_keys_without_effect(settings, names_set_by_command_line(given));
   return settings;
