@@ -151,7 +151,7 @@ TEST_CASE("Ultralytics' optimizer names are accepted or refused with the nearest
 
 TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[config]") {
   SECTION("the model alone decides the task") {
-    CHECK(load_settings(std::nullopt, {"model=yolov8s"}).run.task == TaskKind::detect);
+    CHECK(load_settings(std::nullopt, {"model=yolov8s.yaml"}).run.task == TaskKind::detect);
     CHECK(load_settings(std::nullopt, {"model=crnn"}).run.task == TaskKind::ocr);
     CHECK(load_settings(std::nullopt, {"model=resnet50"}).run.task == TaskKind::classify);
   }
@@ -182,9 +182,9 @@ TEST_CASE("a model names its task and a task its model, as in Ultralytics", "[co
   SECTION("disagreements and unknown names are errors naming both places") {
     TempDir dir("task-model");
     write_text(dir / "r.yaml", "task: classify\nbatch: 8\n");
-    CHECK_THAT(error_of((dir / "r.yaml").string(), {"model=yolov8n"}),
-               Catch::Contains("override 'model=yolov8n'") && Catch::Contains("trains task=detect") &&
-                   Catch::Contains("r.yaml:1:7"));
+    CHECK_THAT(error_of((dir / "r.yaml").string(), {"model=yolov8n.yaml"}),
+               Catch::Contains("override 'model=yolov8n.yaml'") &&
+                   Catch::Contains("trains task=detect") && Catch::Contains("r.yaml:1:7"));
     CHECK(load_settings((dir / "r.yaml").string(), {"model=resnet34"}).run.model == "resnet34");
     CHECK_THAT(error_of(std::nullopt, {"model=vgg16"}),
                Catch::Contains("unknown model 'vgg16'") && Catch::Contains("yolov8n/s/m/l/x (task=detect)"));

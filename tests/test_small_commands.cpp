@@ -123,3 +123,44 @@ TEST_CASE(
     unsetenv("XDG_CONFIG_HOME");
   }
 }
+
+TEST_CASE(
+    "a bare YOLO name on the command line is its released NAME.pt, looked for where Ultralytics "
+    "looks",
+    "[cli][small]") {
+  TempDir dir("bare-model");
+  // Neither in the working directory nor in weights_dir: exit 2, saying where the file goes.
+  const CommandResult missing = trainer_in(dir, "keys model=yolov8s epochs=3");
+  INFO(missing.output);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output,
+             Catch::Contains("yolov8s.pt") && Catch::Contains("working directory") &&
+                 Catch::Contains("weights_dir weights") && Catch::Contains("model=yolov8s.yaml"));
+  // One report: the unknown key is named in the same run.
+  CHECK_THAT(trainer_in(dir, "keys model=yolov8s epoch=3").output,
+             Catch::Contains("2 problems") && Catch::Contains("unknown key 'epoch'"));
+  // In the settings' weights_dir, then in the working directory (which wins): read as
+  // model=NAME.pt.
+  write_text(dir / "store" / "yolov8s.pt", "");
+  REQUIRE(trainer_in(dir, "settings weights_dir=" + (dir / "store").string()).exit_code == 0);
+  const CommandResult stored = trainer_in(dir, "keys model=yolov8s");
+  INFO(stored.output);
+  CHECK(stored.exit_code == 0);
+  CHECK_THAT(
+      stored.output,
+      Catch::Contains("\nmodel: yolov8s\n") &&
+          Catch::Contains("\npretrained: " + (dir / "store" / "yolov8s.pt").string() + "\n"));
+  write_text(dir / "yolov8s.pt", "");
+  const CommandResult here = trainer_in(dir, "keys model=yolov8s");
+  CHECK(here.exit_code == 0);
+  CHECK(here.output == trainer_in(dir, "keys model=yolov8s.pt").output);
+  CHECK_THAT(here.output, Catch::Contains("\npretrained: yolov8s.pt\n"));
+  // The architecture alone, and timm's bare names, which name an architecture, read no file.
+  CHECK_THAT(trainer_in(dir, "keys model=yolov8s.yaml").output,
+             Catch::Contains("\npretrained: none\n"));
+  write_text(dir / "resnet18.pt", "");
+  const CommandResult timm = trainer_in(dir, "keys model=resnet18");
+  CHECK(timm.exit_code == 0);
+  CHECK_THAT(timm.output,
+             Catch::Contains("\nmodel: resnet18\n") && Catch::Contains("\npretrained: none\n"));
+}

@@ -13,6 +13,7 @@
 #include "config/foreign_keys.h"
 #include "config/model_catalog.h"
 #include "config/recipe_keys.h"
+#include "config/user_settings.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -306,6 +307,35 @@ void apply_pending(Settings& settings, const PendingValues& pending, GivenKeys& 
 
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
+// model=yolov8s typed on the command line, as Ultralytics reads a bare name of its released models
+// (check_model_file_from_stem, attempt_download_asset): yolov8s.pt from the working directory, else
+// from the settings' weights_dir. Nothing is downloaded. In a file a bare name is the architecture
+// (our args.yaml writes the architecture and its weights apart), and other families' bare names
+// (timm's resnet50, crnn) always are.
+void find_released_weights(Settings& settings, const std::string& where,
+                           const ModelCatalog& catalog) {
+  const std::string name = settings.run.model;
+  if (where.rfind("override '", 0) != 0 || name.find_first_of("./\\") != std::string::npos) return;
+  const auto family = std::find_if(catalog.begin(), catalog.end(),
+                                   [&](const ModelNames& names) { return names.answers_to(name); });
+  if (family == catalog.end() || !family->bare_means_weights) return;
+  const std::string file = name + ".pt";
+  const std::filesystem::path weights_dir = load_user_settings().weights_dir;
+  for (const std::filesystem::path& candidate : {std::filesystem::path(file), weights_dir / file}) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(candidate, error)) {
+      settings.run.model = candidate.string();
+      return;
+    }
+  }
+  throw UserError(where + ": model=" + name + " names Ultralytics' released " + file +
+                  ", as `yolo` reads a bare " +
+                  "name, and it is neither in the working directory nor in weights_dir " +
+                  weights_dir.string() + " (`trainer settings weights_dir=…`); put " + file +
+                  " in one of them, or write model=" + name +
+                  ".yaml to train the architecture from scratch");
+}
+
 void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
@@ -361,6 +391,7 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
     settings.run.model = default_model(catalog, settings.run.task);
     return;
   }
+  find_released_weights(settings, model_where->second, catalog);
   split_model_file(settings, given, from_scratch, catalog);
   const std::optional<TaskKind> family = task_of_model(catalog, settings.run.model);
   if (!family) {

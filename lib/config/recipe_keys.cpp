@@ -363,15 +363,27 @@ std::vector<RecipeKey> build_table() {
              .help("what is trained: image classes, text lines (EasyOCR-style recognition) or objects (YOLOv8 "
                    "detection)");
   run << string_key("model", FIELD(run.model), false,
-                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x (and their -cls classifiers); or `<one of them>.pt`/`.pth`/`.safetensors`, "
+                    "resnet18, resnet34, resnet50, crnn, yolov8n/s/m/l/x, yolo11n/s/m/l/x (and "
+                    "their -cls classifiers); or `<one of them>.pt`/`.pth`/`.safetensors`, "
                     "`<one of them>.yaml`")
              .default_text("the task's: `resnet18`, `crnn`, `yolov8n`")
              .help(
-                 "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = EasyOCR's "
-                 "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s "
-                 "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the scale from the "
-                 "file, and `model=yolov8s.yaml` is `model=yolov8s`")
-             .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
+                 "architecture (torchvision's, EasyOCR's and Ultralytics' names and shapes; crnn = "
+                 "EasyOCR's "
+                 "None-VGG-BiLSTM-CTC recognizer); as in Ultralytics, `model=path/yolov8s.pt` is "
+                 "`model=yolov8s "
+                 "pretrained=path/yolov8s.pt`, `model=best.pt` of an Ultralytics run takes the "
+                 "scale from the "
+                 "file, and `model=yolov8s.yaml` is the architecture from scratch. Typed bare on "
+                 "the command "
+                 "line, a YOLO name is Ultralytics' released file: `model=yolov8s` is "
+                 "`model=yolov8s.pt`, found "
+                 "in the working directory or the settings' weights_dir (an error naming both when "
+                 "in neither); "
+                 "in a recipe file, and for resnet and crnn, a bare name is the architecture")
+             .same_name(
+                 kTimm,
+                 "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
              .path({"fashion-mnist"})
