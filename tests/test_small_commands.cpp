@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <optional>
 
 #include "config/key_docs.h"
 #include "config/recipe_keys.h"
@@ -19,6 +20,27 @@ CommandResult trainer_in(const TempDir& dir, const std::string& arguments) {
   return run_command("cd '" + dir.path().string() + "' && XDG_CONFIG_HOME='" + (dir / "config").string() + "' " +
                      TRAINER_BINARY + " " + arguments);
 }
+
+// Points XDG_CONFIG_HOME at a folder while it lives: the user settings are read from there.
+class ConfigHome {
+ public:
+  explicit ConfigHome(const std::filesystem::path& folder) {
+    if (const char* previous = std::getenv("XDG_CONFIG_HOME")) previous_ = previous;
+    setenv("XDG_CONFIG_HOME", folder.c_str(), 1);
+  }
+  ~ConfigHome() {
+    if (previous_) {
+      setenv("XDG_CONFIG_HOME", previous_->c_str(), 1);
+    } else {
+      unsetenv("XDG_CONFIG_HOME");
+    }
+  }
+  ConfigHome(const ConfigHome&) = delete;
+  ConfigHome& operator=(const ConfigHome&) = delete;
+
+ private:
+  std::optional<std::string> previous_;
+};
 
 }  // namespace
 
@@ -83,9 +105,7 @@ TEST_CASE("settings keep runs_dir and datasets_dir for the user", "[cli][small]"
 
 TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   TempDir dir("datasets-dir");
-  const char* previous = std::getenv("XDG_CONFIG_HOME");
-  const std::string saved = previous ? previous : "";
-  setenv("XDG_CONFIG_HOME", dir.path().c_str(), 1);
+  const ConfigHome home(dir.path());
   CHECK(trainer::datasets_dir() == "datasets");
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n");
   CHECK(trainer::datasets_dir() == "/srv/datasets");
@@ -93,11 +113,6 @@ TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("'weights'"));
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n[a, b]: x\n");
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("single word"));
-  if (previous) {
-    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-  } else {
-    unsetenv("XDG_CONFIG_HOME");
-  }
 }
 
 TEST_CASE(
@@ -105,9 +120,7 @@ TEST_CASE(
     "Ultralytics'",
     "[config][small]") {
   TempDir dir("runs-parent");
-  const char* previous = std::getenv("XDG_CONFIG_HOME");
-  const std::string saved = previous ? previous : "";
-  setenv("XDG_CONFIG_HOME", dir.path().c_str(), 1);
+  const ConfigHome home(dir.path());
   CHECK(trainer::runs_parent("", "detect") == std::filesystem::path("runs") / "detect");
   write_text(dir / "trainer" / "settings.yaml", "runs_dir: /srv/runs\n");
   CHECK(trainer::runs_parent("", "classify") == std::filesystem::path("/srv/runs/classify"));
@@ -117,11 +130,6 @@ TEST_CASE(
   CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one");
   CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one2");
   CHECK(trainer::make_run_folder(dir / "exp", "one", true).root == dir / "exp" / "one");
-  if (previous) {
-    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-  } else {
-    unsetenv("XDG_CONFIG_HOME");
-  }
 }
 
 TEST_CASE(

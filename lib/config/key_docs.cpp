@@ -12,6 +12,17 @@
 namespace trainer {
 namespace {
 
+// Every key at the default a recipe resolves to: without project= a run goes to runs_dir/<task>
+// (project none, Ultralytics' null), the recipe loader's reading of an absent project.
+const Settings& recipe_defaults() {
+  static const Settings defaults = [] {
+    Settings settings;
+    settings.output.project.clear();
+    return settings;
+  }();
+  return defaults;
+}
+
 constexpr KeySection kSections[] = {
     KeySection::run,  KeySection::schedule, KeySection::data,     KeySection::optim,  KeySection::execution,
     KeySection::dist, KeySection::output,   KeySection::classify, KeySection::detect, KeySection::ocr};
@@ -40,7 +51,7 @@ must agree.
 )";
 
 std::string default_of(const RecipeKey& key) {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   return key.default_text.empty() ? "`" + key.show(defaults) + "`" : key.default_text;
 }
 
@@ -100,7 +111,7 @@ std::string recipe_keys_markdown() {
 }
 
 std::string default_recipe_yaml() {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   std::ostringstream out;
   out << "# trainer's default recipe: every key at its default, with its help line (docs/recipe-keys.md).\n"
          "# Edit it and train with: trainer train cfg=default_copy.yaml (or --config default_copy.yaml)\n";
@@ -283,7 +294,7 @@ std::string tool_keys_markdown(ForeignTool tool) {
 }
 
 std::string recipe_keys_help() {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   std::ostringstream out;
   out << "Recipe keys (key=value after the options; docs/recipe-keys.md has the values and tasks of each):\n";
   for (KeySection section : kSections) {

@@ -903,13 +903,19 @@ std::vector<RecipeKey> build_table() {
                 .values("≥ 1")
                 .help("detection: detections kept per image");
 
-  output << string_key("project", FIELD(output.project), false, "path")
+  // none (Ultralytics' null) is no project: runs go to runs_dir/<task> (io/run_folder.h).
+  output << custom_key(
+                "project", "path",
+                [](Settings& s, const RecipeValue& v) {
+                  s.output.project = is_none(v) ? "" : parse_string("project", v, false);
+                },
+                [](const Settings& s) { return s.output.project.empty() ? std::string("none") : s.output.project; })
                 .default_text(
                     "none: run folders go to `<runs_dir>/<task>/<name>`, runs_dir from the user "
                     "settings (`trainer settings`), `runs` unless changed")
                 .resumable()
                 .help("parent folder of run folders: `project=P name=N` writes `P/N`, as Ultralytics does")
-                .same_as(kTimm, "output");
+                .same_as(kTimm, "output", "runs go to <output>/<name>, as timm's do");
   output << string_key("name", FIELD(output.name), false, "string")
                 .resumable()
                 .help(
