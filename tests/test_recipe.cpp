@@ -212,7 +212,7 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"optimizer=lion"}), Catch::Contains("sgd, adamw, adam, adadelta"));
   CHECK_THAT(error_of(std::nullopt, {"device=gpu"}), Catch::Contains("cuda:N"));
   CHECK(load_settings(std::nullopt, {"device=1"}).run.device == "cuda:1");  // Ultralytics' GPU index
-  CHECK_THAT(error_of(std::nullopt, {"device=0,1"}), Catch::Contains("nproc=N device=cuda"));
+  CHECK_THAT(error_of(std::nullopt, {"device=0,gpu"}), Catch::Contains("list of GPU indices"));
   CHECK_THAT(error_of(std::nullopt, {"accumulate=0"}), Catch::Contains("'accumulate'"));
   CHECK_THAT(error_of(std::nullopt, {"fraction=0"}),
              Catch::Contains("override 'fraction=0'") && Catch::Contains("(0, 1]"));

@@ -195,7 +195,9 @@ int run_train(const CommonOptions& options) {
     folder = resume->run_folder;
   }
   // Asked for several processes outside a job: become the launcher of this machine's ranks.
-  if (!rank_environment() && launches_ranks(settings.dist)) return launch_local_ranks(settings.dist);
+  if (!rank_environment() && launches_ranks(settings.dist)) {
+    return launch_local_ranks(settings.dist, settings.run.device);
+  }
   const std::unique_ptr<Collective> process_group = join_job(settings);
   Collective& collective = process_group ? *process_group : single_process();
   const bool main_rank = collective.layout().is_main();

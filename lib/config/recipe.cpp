@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "config/device_list.h"
 #include "config/foreign_keys.h"
 #include "config/model_catalog.h"
 #include "config/recipe_keys.h"
@@ -460,12 +461,27 @@ std::vector<std::string> names_set_by_command_line(const GivenKeys& given) {
   return names;
 }
 
+// device=0,1 trains one rank per listed GPU, as `yolo` starts DDP over them: nproc is their count.
+void ranks_of_device_list(Settings& settings, const GivenKeys& given) {
+  const auto listed = static_cast<int64_t>(device_list(settings.run.device).size());
+  if (listed == 0) return;
+  const auto nproc = given.find("nproc");
+  if (nproc != given.end() && settings.dist.nproc != listed) {
+    throw UserError(nproc->second + ": nproc=" + std::to_string(settings.dist.nproc) +
+                    ", but device=" + settings.run.device + " (" + given.at("device") +
+                    ") starts " + std::to_string(listed) +
+                    " ranks, one per listed GPU; drop nproc");
+  }
+  settings.dist.nproc = listed;
+}
+
 // The model name, the task and the checks across keys join the problems of single values, so one
 // run reports them all (an unknown model is not left for after every other problem is fixed).
 void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes) {
   // No project (or none, Ultralytics' null): runs go to runs_dir/<task> (io/run_folder.h).
   if (!given.count("project")) settings.output.project.clear();
   noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog); });
+  noting_problems(notes, [&] { ranks_of_device_list(settings, given); });
   noting_problems(notes, [&] { validate(settings); });
   report(notes);
 }

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/device_list.h"
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
 #include "util/text.h"
@@ -18,8 +19,9 @@ constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
 constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // Ultralytics' device=0 is the first GPU, [7] or '7' the eighth; -1 lets it pick an idle GPU (here
-// the first, or the CPU without one); several devices train through nproc. Apple's mps is a
-// device this build has none of: LibTorch here runs on the CPU and CUDA only.
+// the first, or the CPU without one); a list (0,1 or [0,1,2,3] or -1,-1) trains one rank per GPU
+// (config/device_list.h). Apple's mps is a device this build has none of: LibTorch here runs on
+// the CPU and CUDA only.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
   const std::vector<std::string> items = split_items(value);
   const std::string lowered = items.size() == 1 ? to_lower(items.front()) : to_lower(value.text);
@@ -38,9 +40,8 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
                "auto, cpu, cuda or cuda:N: Apple's Metal GPU (mps) is not a device of this build, which runs on the "
                "CPU and CUDA");
   }
-  if (items.size() > 1) {
-    fail_value(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
-  }
+  if (const std::optional<std::string> list = device_list_text(items)) return *list;
+  if (items.size() > 1) fail_value(key, value, "one device, or a list of GPU indices (0,1 or [0,1,2,3]; -1 = idle)");
   fail_value(key, value, "auto, cpu, cuda, cuda:N or N");
 }
 
@@ -327,10 +328,10 @@ KeyRow cache_key() {
       .bare_means_true();
 }
 
-// Takes Ultralytics' list form too (device: [0]), which must name one device.
+// Takes Ultralytics' list forms too: device: [0] names one device, 0,1 or [0,1,2,3] several GPUs.
 KeyRow device_key() {
   return custom_key(
-             "device", "auto, cpu, cuda, cuda:N, N",
+             "device", "auto, cpu, cuda, cuda:N, N, a list of GPUs N,M,… (-1 = an idle one)",
              [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
              [](const Settings& s) { return s.run.device; })
       .list();
@@ -561,10 +562,12 @@ std::vector<RecipeKey> build_table() {
                     "warning when the images would need more than two thirds of the available memory; `disk` is "
                     "not offered");
 
-  run << device_key()
-             .resumable()
-             .help("auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); with "
-                   "several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK");
+  run << device_key().resumable().help(
+      "auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); "
+      "with several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK. A list, `device=0,1` or "
+      "`device=[0,1,2,3]`, trains data-parallel as `yolo` does: one rank per listed GPU (nproc is "
+      "their count), each -1 an idle GPU (least busy, at least 20 % of its memory free, by "
+      "nvidia-smi)");
   run << int_key("threads", FIELD(run.threads), 0, 1024)
              .resumable()
              .help("intra-op CPU threads; 0 = all cores, shared evenly among the ranks of a machine (LibTorch would "
