@@ -138,3 +138,20 @@ TEST_CASE("timm's spellings are said in an info line, --key value works for ever
   CHECK_THAT(keys.output, Catch::Contains("timm's batch_size is batch here") &&
                               Catch::Contains("timm's crop_pct is crop_fraction here"));
 }
+
+TEST_CASE("timm's flags at values that ask for nothing are ignored, --native-amp is --amp", "[cli][timm]") {
+  const CommandResult quiet = run_trainer(
+      "keys --model resnet18 --drop-path 0 --cooldown-epochs 0 --log-interval 50 --pin-mem --apex-amp false "
+      "--native-amp");
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  CHECK_THAT(quiet.output, Catch::Contains("amp: auto\n") && Catch::Contains("drop_path") &&
+                               Catch::Contains("log_interval") && Catch::Contains("pin_mem"));
+  // At values that ask for something, each is refused with its reason, all in one run.
+  const CommandResult asked = run_trainer("keys --model resnet18 --drop-path 0.1 --cooldown-epochs 10 --apex-amp");
+  INFO(asked.output);
+  CHECK(asked.exit_code == 2);
+  CHECK_THAT(asked.output, Catch::Contains("3 problems") && Catch::Contains("stochastic depth") &&
+                               Catch::Contains("cool-down") && Catch::Contains("Apex"));
+  CHECK_THAT(run_trainer("keys --sync-bn").output, Catch::Contains("norm=syncbn"));
+}

@@ -125,7 +125,7 @@ void report(const LoadNotes& notes) {
   if (!notes.inert.empty()) {
     spdlog::info(
         "{} keys of other tools mean nothing here at the values given, and are ignored: {} (docs/"
-        "ultralytics.md and docs/easyocr.md say why)",
+        "ultralytics.md, docs/timm.md and docs/easyocr.md say why)",
         notes.inert.size(), join(notes.inert, ", "));
   }
 }

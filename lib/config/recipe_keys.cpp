@@ -413,9 +413,9 @@ std::vector<RecipeKey> build_table() {
                    "state-dict keys as bn; bn in one process)")
              .differs(kTimm, "split_bn",
                       "BatchNorm per augmentation split is not offered (augmentation splits are not)")
-             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=sync_bn here")
+             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=syncbn here")
              .differs(kTimm, "dist_bn",
-                      "BatchNorm statistics are not averaged across ranks after each epoch; norm=sync_bn pools them "
+                      "BatchNorm statistics are not averaged across ranks after each epoch; norm=syncbn pools them "
                       "at every step");
   run << freeze_key()
              .help(
@@ -704,7 +704,8 @@ std::vector<RecipeKey> build_table() {
                    .help("mixed precision: auto = fp16 with loss scaling on CUDA, fp32 on CPU; fp16 on CPU is an "
                          "error")
                    .differs(kTimm, "amp_dtype", "the AMP dtype is the value of amp here: amp=fp16 or amp=bf16")
-                   .same_name(kTimm, "bare --amp is amp=true: fp16 on CUDA, fp32 on CPU");
+                   .same_name(kTimm, "bare --amp is amp=true: fp16 on CUDA, fp32 on CPU")
+                   .same_as(kTimm, "native_amp", "timm's older spelling of --amp");
   optim << bool_key("ema", FIELD(optim.ema))
                    .help("keep an exponential moving average of the weights, used for validation and saved")
                    .same_as(kTimm, "model_ema", "on by default here");
