@@ -19,7 +19,7 @@ TEST_CASE("best.pt keeps the EMA weights in fp16 alone, last.pt everything to re
                   " model=resnet18 epochs=1 batch=4 imgsz=16 workers=1 project=" + project.string() + " name=tiny -q");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto weights = project / "classify" / "tiny" / "weights";
+  const auto weights = project / "tiny" / "weights";
   const trainer::Checkpoint best = trainer::load_checkpoint(weights / "best.pt");
   const trainer::Checkpoint last = trainer::load_checkpoint(weights / "last.pt");
   CHECK(trainer::is_stripped(best));

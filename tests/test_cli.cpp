@@ -20,7 +20,7 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   REQUIRE(train.exit_code == 0);
   CHECK_THAT(train.output, Catch::Contains("broken.png"));
   CHECK_THAT(train.output, Catch::Contains("top1"));
-  const auto run = project / "classify" / "tiny";
+  const auto run = project / "tiny";
   for (const char* file : {"args.yaml", "results.csv", "results.png", "train_batch0.jpg", "train_batch2.jpg",
                            "weights/last.pt", "weights/best.pt"}) {
     INFO(file);
@@ -46,11 +46,11 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   INFO(val.output);
   CHECK(val.exit_code == 0);
   CHECK_THAT(val.output, Catch::Contains("top1"));
-  CHECK_THAT(val.output, Catch::Contains("confusion matrix in " + (project / "classify" / "val").string()));
-  const auto val_confusion = read_confusion_counts(project / "classify" / "val" / "confusion_matrix.csv");
+  CHECK_THAT(val.output, Catch::Contains("confusion matrix in " + (project / "val").string()));
+  const auto val_confusion = read_confusion_counts(project / "val" / "confusion_matrix.csv");
   REQUIRE(val_confusion.size() == 2);
   CHECK(val_confusion[0][0] + val_confusion[1][0] + val_confusion[0][1] + val_confusion[1][1] == 12);
-  CHECK(std::filesystem::exists(project / "classify" / "val" / "confusion_matrix.png"));
+  CHECK(std::filesystem::exists(project / "val" / "confusion_matrix.png"));
 
   const CommandResult predict = run_trainer("predict --weights " + (run / "weights" / "best.pt").string() +
                                             " --top 2 --source " + (dir / "data" / "val" / "bright").string() + " " +
@@ -85,10 +85,13 @@ TEST_CASE("train writes a run folder that trainer val and Python read", "[cli][e
   const CommandResult again = run_trainer("train data=" + (dir / "data").string() + " epochs=1 batch=4 imgsz=16 "
                                           "max_bad_fraction=0.1 val=false plots=false project=" + project.string() + " name=tiny");
   CHECK(again.exit_code == 0);
-  CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "weights" / "last.pt"));
-  CHECK(std::filesystem::exists(project / "classify" / "tiny2" / "confusion_matrix.csv"));
-  CHECK_FALSE(std::filesystem::exists(project / "classify" / "tiny2" / "confusion_matrix.png"));
-  CHECK_FALSE(std::filesystem::exists(project / "classify" / "tiny2" / "train_batch0.jpg"));
+  CHECK(std::filesystem::exists(project / "tiny2" / "weights" / "last.pt"));
+  // The renumbered folder's args.yaml names it, as Ultralytics' trainer sets args.name =
+  // save_dir.name.
+  CHECK_THAT(read_text(project / "tiny2" / "args.yaml"), Catch::Contains("\nname: tiny2\n"));
+  CHECK(std::filesystem::exists(project / "tiny2" / "confusion_matrix.csv"));
+  CHECK_FALSE(std::filesystem::exists(project / "tiny2" / "confusion_matrix.png"));
+  CHECK_FALSE(std::filesystem::exists(project / "tiny2" / "train_batch0.jpg"));
 }
 
 TEST_CASE("train with random resized crops, RandAugment, erasing, MixUp and CutMix, then validate", "[cli][e2e]") {
@@ -104,7 +107,7 @@ TEST_CASE("train with random resized crops, RandAugment, erasing, MixUp and CutM
       "crop_fraction=0.9 optimizer=adamw lr0=0.001 project=" + project.string() + " name=mixed");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto run = project / "classify" / "mixed";
+  const auto run = project / "mixed";
   const std::string csv = read_text(run / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
   CHECK(csv.find("nan") == std::string::npos);

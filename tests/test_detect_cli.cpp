@@ -40,7 +40,7 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
       run_trainer("train data=" + data + " epochs=2 mixup=0.5 project=" + dir.file("runs") + " name=tiny" + kTinyYolo);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto run = dir / "runs" / "detect" / "tiny";
+  const auto run = dir / "runs" / "tiny";
   // Ultralytics' spellings reached the run: its args.yaml holds each value asked for.
   const std::string args = "\n" + read_text(run / "args.yaml");
   for (const char* line : {"task: detect", "model: yolov8n", "epochs: 2", "mixup: 0.5", "imgsz: 64", "batch: 4",
@@ -66,7 +66,7 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
 
   // The confusion matrices of training's last validation and of `val` (its own folder): every
   // validation box counted once in its class's column, the background's column and row last.
-  const auto val_folder = dir / "runs" / "detect" / "val";
+  const auto val_folder = dir / "runs" / "val";
   CHECK(val.output.find("confusion matrix and curves in " + val_folder.string()) != std::string::npos);
   CHECK(read_text(run / "confusion_matrix.csv") == read_text(val_folder / "confusion_matrix.csv"));
   CHECK(std::filesystem::exists(val_folder / "confusion_matrix.png"));
@@ -106,7 +106,7 @@ TEST_CASE("a tiny YOLOv8n trains on synth-detect, validates and predicts through
   CHECK(stdout_only.output.find("[info]") == std::string::npos);
   CHECK(stdout_only.output.find("[warning]") == std::string::npos);
   CHECK(count_lines(stdout_only.output, ": ") >= 6);
-  const auto predictions = dir / "runs" / "detect" / "predict";
+  const auto predictions = dir / "runs" / "predict";
   CHECK(std::filesystem::exists(predictions / "predictions.json"));
   CHECK(read_text(predictions / "predictions.json").find("\"detections\"") != std::string::npos);
   size_t annotated = 0;
@@ -125,8 +125,10 @@ TEST_CASE("cache=ram trains to the same metrics as reading every file each epoch
   REQUIRE(plain.exit_code == 0);
   REQUIRE(cached.exit_code == 0);
   // Same batches, so the same weights to the bit (CPU training is deterministic here).
-  const trainer::Checkpoint a = trainer::load_checkpoint(dir / "runs" / "detect" / "plain" / "weights" / "last.pt");
-  const trainer::Checkpoint b = trainer::load_checkpoint(dir / "runs" / "detect" / "cached" / "weights" / "last.pt");
+  const trainer::Checkpoint a =
+      trainer::load_checkpoint(dir / "runs" / "plain" / "weights" / "last.pt");
+  const trainer::Checkpoint b =
+      trainer::load_checkpoint(dir / "runs" / "cached" / "weights" / "last.pt");
   REQUIRE(a.model.size() == b.model.size());
   for (size_t i = 0; i < a.model.size(); ++i) {
     INFO(a.model[i].first);
@@ -148,8 +150,9 @@ TEST_CASE("yolo11n typed as Ultralytics' docs type it trains, validates from its
                                             " project=" + dir.file("runs") + " name=v11" + args);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto weights = dir / "runs" / "detect" / "v11" / "weights" / "last.pt";
-  CHECK(read_text(dir / "runs" / "detect" / "v11" / "args.yaml").find("model: yolo11n\n") != std::string::npos);
+  const auto weights = dir / "runs" / "v11" / "weights" / "last.pt";
+  CHECK(read_text(dir / "runs" / "v11" / "args.yaml").find("model: yolo11n\n") !=
+        std::string::npos);
   const trainer::Checkpoint saved = trainer::load_checkpoint(weights);
   const auto has_key = [&](const std::string& key) {
     return std::any_of(saved.model.begin(), saved.model.end(), [&](const auto& entry) { return entry.first == key; });
@@ -182,8 +185,8 @@ TEST_CASE("a user's own model yaml and yolo26n train and validate, yolo26n witho
                                             " project=" + dir.file("runs") + " name=own" + args);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto weights = dir / "runs" / "detect" / "own" / "weights" / "last.pt";
-  CHECK(read_text(dir / "runs" / "detect" / "own" / "args.yaml").find("tiny-yolov5n.yaml") != std::string::npos);
+  const auto weights = dir / "runs" / "own" / "weights" / "last.pt";
+  CHECK(read_text(dir / "runs" / "own" / "args.yaml").find("tiny-yolov5n.yaml") != std::string::npos);
   const CommandResult val = run_trainer("val --weights " + weights.string());
   INFO(val.output);
   CHECK(val.exit_code == 0);
@@ -196,11 +199,11 @@ TEST_CASE("a user's own model yaml and yolo26n train and validate, yolo26n witho
                                            " project=" + dir.file("runs") + " name=v26" + args);
   INFO(yolo26.output);
   REQUIRE(yolo26.exit_code == 0);
-  const trainer::Checkpoint saved = trainer::load_checkpoint(dir / "runs" / "detect" / "v26" / "weights" / "last.pt");
+  const trainer::Checkpoint saved = trainer::load_checkpoint(dir / "runs" / "v26" / "weights" / "last.pt");
   CHECK(std::any_of(saved.model.begin(), saved.model.end(),
                     [](const auto& entry) { return entry.first == "model.23.one2one_cv2.0.2.bias"; }));
-  CHECK(read_text(dir / "runs" / "detect" / "v26" / "args.yaml").find("optimizer: musgd") != std::string::npos);
-  const CommandResult val26 = run_trainer("val --weights " + (dir / "runs" / "detect" / "v26" / "weights" / "last.pt").string());
+  CHECK(read_text(dir / "runs" / "v26" / "args.yaml").find("optimizer: musgd") != std::string::npos);
+  const CommandResult val26 = run_trainer("val --weights " + (dir / "runs" / "v26" / "weights" / "last.pt").string());
   INFO(val26.output);
   CHECK(val26.exit_code == 0);
   CHECK(val26.output.find("mAP50-95") != std::string::npos);
@@ -213,7 +216,7 @@ TEST_CASE("single_cls trains and validates every object as one class named item"
                                             " project=" + dir.file("runs") + " name=one" + kTinyYolo);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto run = dir / "runs" / "detect" / "one";
+  const auto run = dir / "runs" / "one";
   // Every validation box counted in the one class's column; the background is the other.
   const auto confusion = read_confusion_counts(run / "confusion_matrix.csv");
   REQUIRE(confusion.size() == 2);
@@ -271,13 +274,14 @@ TEST_CASE("two ranks validate detection as one process validates the whole split
                                             " epochs=1 nproc=2 threads=1 project=" + dir.file("runs") + " name=two" + kTinyYolo);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const CommandResult val = run_trainer("val --weights " + (dir / "runs" / "detect" / "two" / "weights" / "last.pt").string() + " threads=1");
+  const CommandResult val = run_trainer(
+      "val --weights " + (dir / "runs" / "two" / "weights" / "last.pt").string() + " threads=1");
   INFO(val.output);
   REQUIRE(val.exit_code == 0);
   for (const std::string name : {"val/box_loss", "precision", "recall", "mAP50", "mAP50-95"}) {
     CHECK(!metric_line(val.output, name).empty());
     CHECK(metric_line(trained.output, name) == metric_line(val.output, name));
   }
-  CHECK(read_text(dir / "runs" / "detect" / "two" / "confusion_matrix.csv") ==
-        read_text(dir / "runs" / "detect" / "val" / "confusion_matrix.csv"));
+  CHECK(read_text(dir / "runs" / "two" / "confusion_matrix.csv") ==
+        read_text(dir / "runs" / "val" / "confusion_matrix.csv"));
 }

@@ -28,7 +28,7 @@ std::string recipe(const TempDir& dir, const std::string& name) {
 }
 
 std::filesystem::path weights(const TempDir& dir, const std::string& name, const std::string& file = "last.pt") {
-  return dir / "runs" / "classify" / name / "weights" / file;
+  return dir / "runs" / name / "weights" / file;
 }
 
 // Float sums in another order (two ranks' partial gradients, then Gloo's sum) over 4 updates.
@@ -82,9 +82,9 @@ TEST_CASE("nproc=2 and torchrun reach the weights of one process with the double
   CHECK(max_relative_difference(reference.model, distributed.model) < kTolerance);
   CHECK(max_relative_difference(reference.ema, distributed.ema) < kTolerance);
   // Rank 0 alone wrote the run folder: one results row per epoch, no second run folder.
-  const std::string csv = read_text(dir / "runs" / "classify" / "two" / "results.csv");
+  const std::string csv = read_text(dir / "runs" / "two" / "results.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
-  CHECK_FALSE(std::filesystem::exists(dir / "runs" / "classify" / "two2"));
+  CHECK_FALSE(std::filesystem::exists(dir / "runs" / "two2"));
 
   // torchrun's static rendezvous: its agent hosts the store (TORCHELASTIC_USE_AGENT_STORE=True).
   // --redirects 1 --tee 1 only works around torch 1.13's launcher on Python 3.11, whose default
@@ -166,7 +166,7 @@ TEST_CASE("a two-rank run stopped by SIGINT resumes exactly, and its checkpoints
     const trainer::Checkpoint stopped = trainer::load_checkpoint(weights(dir, "stopped"));
     CHECK(stopped.grads.empty());  // ranks stop together, between updates
     // The same checkpoint, mid-epoch, also continues with one rank.
-    const std::filesystem::path copy = dir / "runs" / "classify" / "single" / "weights" / "last.pt";
+    const std::filesystem::path copy = dir / "runs" / "single" / "weights" / "last.pt";
     std::filesystem::create_directories(copy.parent_path());
     std::filesystem::copy_file(weights(dir, "stopped"), copy);
 
@@ -182,7 +182,7 @@ TEST_CASE("a two-rank run stopped by SIGINT resumes exactly, and its checkpoints
   }
 
   SECTION("an epoch checkpoint of two ranks x 8 resumed by one rank x 16 continues the same training") {
-    const std::filesystem::path copy = dir / "runs" / "classify" / "single" / "weights" / "last.pt";
+    const std::filesystem::path copy = dir / "runs" / "single" / "weights" / "last.pt";
     std::filesystem::create_directories(copy.parent_path());
     std::filesystem::copy_file(weights(dir, "reference", "epoch1.pt"), copy);
     const CommandResult single =

@@ -34,7 +34,7 @@ TEST_CASE("export writes weights torchvision loads strictly and pretrained= take
                                           project.string() + " name=tiny");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto weights = project / "classify" / "tiny" / "weights";
+  const auto weights = project / "tiny" / "weights";
   const std::string checkpoint = (weights / "last.pt").string();
 
   const auto run_export = [&](const std::string& arguments) {

@@ -26,7 +26,7 @@ std::string recipe(const TempDir& dir, const std::string& name) {
          dir.file("runs") + " name=" + name;
 }
 
-fs::path run_folder(const TempDir& dir, const std::string& name) { return dir / "runs" / "classify" / name; }
+fs::path run_folder(const TempDir& dir, const std::string& name) { return dir / "runs" / name; }
 fs::path last_of(const TempDir& dir, const std::string& name) { return run_folder(dir, name) / "weights" / "last.pt"; }
 
 // Polls `condition` every 20 ms for up to `seconds`.

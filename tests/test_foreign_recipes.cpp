@@ -305,7 +305,7 @@ TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[
   const Settings merged = load_settings(dir.file("args.yaml"), {"device=cpu"});
   CHECK(merged.run.device == "cpu");
   CHECK(merged.run.freeze.layers == std::vector<std::string>{"model.10"});
-  CHECK_FALSE(merged.output.project.empty());
+  CHECK(merged.output.project.empty());  // '' is Ultralytics' None: runs_dir/<task>
   // EasyOCR's '' is a value of symbol, and the default of experiment_name.
   write_text(dir / "easyocr.yaml",
              "experiment_name: ''\nsymbol: ''\nlang_char: ''\nnumber: '0123456789'\n");
@@ -508,9 +508,9 @@ TEST_CASE("EasyOCR's config and data layout train and validate through the binar
   CHECK_THAT(missing.output,
              Catch::Contains("valid_data=" + dir.file("nowhere") + " is not a folder"));
   CHECK_THAT(trained.output, Catch::Contains("ocr train: en_train_filtered 24 samples"));
-  const fs::path run = dir / "runs" / "ocr" / "en_filtered";
+  const fs::path run = dir / "runs" / "en_filtered";
   REQUIRE(fs::exists(run / "weights" / "last.pt"));
-  CHECK_FALSE(fs::exists(dir / "runs" / "ocr" / "missing"));
+  CHECK_FALSE(fs::exists(dir / "runs" / "missing"));
   CHECK(load_checkpoint(run / "weights" / "last.pt").updates == 2);
   // valInterval 1: a validated row after each of the 2 updates.
   const ResultsTable results = read_results(run / "results.csv");

@@ -20,7 +20,7 @@ TEST_CASE("a task word goes before or after the mode", "[cli][grammar]") {
   CHECK_THAT(ocr.output,
              Catch::Contains("task: ocr") && Catch::Contains("model: crnn") && Catch::Contains("epochs: 2"));
   // A task word and a model of another task disagree, as task= and model= do.
-  CHECK(run_trainer("classify keys model=yolov8n").exit_code == 2);
+  CHECK(run_trainer("classify keys model=yolov8n.yaml").exit_code == 2);
   for (const char* task : {"segment", "pose", "obb"}) {
     const CommandResult other = run_trainer(std::string(task) + " train data=x");
     INFO(other.output);

@@ -119,7 +119,7 @@ TEST_CASE("a key set for another task warns once, naming the key and the task", 
   }
   SECTION("label_smoothing on detection, imgH on classification") {
     CapturedLog log;
-    load_settings(std::nullopt, {"model=yolov8n", "label_smoothing=0.1", "imgH=32"});
+    load_settings(std::nullopt, {"model=yolov8n.yaml", "label_smoothing=0.1", "imgH=32"});
     CHECK_THAT(log.text(), Catch::Contains("label_smoothing=0.1 does nothing for task=detect") &&
                                Catch::Contains("classify and ocr"));
     CHECK_THAT(log.text(), Catch::Contains("imgH=32 does nothing for task=detect"));
@@ -130,7 +130,8 @@ TEST_CASE("a key set for another task warns once, naming the key and the task", 
     CHECK(log.text().find("does nothing") == std::string::npos);
   }
   SECTION("a checkpoint's own recipe does not warn again, its overrides do") {
-    const std::string recipe = to_yaml(load_settings(std::nullopt, {"mosaic=0.5", "model=yolov8n"}));
+    const std::string recipe =
+        to_yaml(load_settings(std::nullopt, {"mosaic=0.5", "model=yolov8n.yaml"}));
     CapturedLog log;
     const Settings classify = load_settings_from_yaml(recipe, "ckpt:recipe", {"erasing=0.25"});
     CHECK(classify.run.task == TaskKind::detect);

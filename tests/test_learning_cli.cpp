@@ -37,25 +37,24 @@ double final_value(const std::filesystem::path& run, const std::string& column) 
   return table.rows.back().at(static_cast<size_t>(at - table.header.begin()));
 }
 
-// Trains `task` with `recipe` and the learning rate `lr0` into run `name`; returns the final
-// `column`.
-double trained(const TempDir& dir, const std::string& task, const std::string& recipe,
-               const std::string& lr0, const std::string& name, const std::string& column) {
+// Trains with `recipe` and the learning rate `lr0` into run `name`; returns the final `column`.
+double trained(const TempDir& dir, const std::string& recipe, const std::string& lr0,
+               const std::string& name, const std::string& column) {
   const CommandResult train =
       run_trainer("train " + recipe + " lr0=" + lr0 +
                   " warmup_epochs=0 plots=false -q project=" + dir.file("runs") + " name=" + name);
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  return final_value(dir / "runs" / task / name, column);
+  return final_value(dir / "runs" / name, column);
 }
 
 // Trains `recipe` at `lr0` and again with its updates frozen: the first run's final `column` must
 // reach `learned`, the second's must not.
-void check_learns(const TempDir& dir, const std::string& task, const std::string& recipe,
-                  const std::string& lr0, const std::string& column, double learned) {
-  const double value = trained(dir, task, recipe, lr0, "learned", column);
+void check_learns(const TempDir& dir, const std::string& recipe, const std::string& lr0,
+                  const std::string& column, double learned) {
+  const double value = trained(dir, recipe, lr0, "learned", column);
   CHECK(value >= learned);
-  const double frozen = trained(dir, task, recipe, kFrozenLr, "frozen", column);
+  const double frozen = trained(dir, recipe, kFrozenLr, "frozen", column);
   CHECK_FALSE(frozen >= learned);
 }
 
@@ -85,7 +84,7 @@ TEST_CASE("a tiny classifier learns dark from bright, with updates frozen it doe
   const std::string recipe =
       "data=" + dir.file("data") +
       " model=resnet18 epochs=2 batch=4 accumulate=1 imgsz=16 workers=1 optimizer=adamw";
-  check_learns(dir, "classify", recipe, "0.001", "top1", kLearned);
+  check_learns(dir, recipe, "0.001", "top1", kLearned);
 }
 
 TEST_CASE("a tiny YOLOv8n learns to find boxes, with updates frozen it finds none",
@@ -95,10 +94,10 @@ TEST_CASE("a tiny YOLOv8n learns to find boxes, with updates frozen it finds non
   TempDir dir("learning-detect");
   write_box_images(dir / "boxes");
   const std::string recipe =
-      "task=detect model=yolov8n data=" + dir.file("boxes/data.yaml") +
+      "task=detect model=yolov8n.yaml data=" + dir.file("boxes/data.yaml") +
       " imgsz=64 epochs=12 batch=4 accumulate=1 mosaic=0 val=false workers=1 threads=1"
       " optimizer=adamw";
-  check_learns(dir, "detect", recipe, "0.005", "mAP50", 0.4);
+  check_learns(dir, recipe, "0.005", "mAP50", 0.4);
 }
 
 TEST_CASE("a tiny CRNN learns to read digits, with updates frozen it reads none",
@@ -114,5 +113,5 @@ TEST_CASE("a tiny CRNN learns to read digits, with updates frozen it reads none"
       "task=ocr model=crnn data=" + dir.file("digits") +
       " charset=0123456789 imgH=32 imgW=32 buckets=32 output_channel=32 hidden_size=32"
       " epochs=15 batch=8 accumulate=1 val=false workers=1 threads=1 optimizer=adamw";
-  check_learns(dir, "ocr", recipe, "0.003", "accuracy", 0.35);
+  check_learns(dir, recipe, "0.003", "accuracy", 0.35);
 }

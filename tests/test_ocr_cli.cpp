@@ -85,7 +85,7 @@ TEST_CASE("a tiny CRNN trains on digits, validates and reads images through the 
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
   CHECK(trained.output.find("accuracy") != std::string::npos);
-  const auto run = dir / "runs" / "ocr" / "digits";
+  const auto run = dir / "runs" / "digits";
   const std::string results = read_text(run / "results.csv");
   for (const char* column : {"ctc", "accuracy", "norm_ED", "CER"}) CHECK(results.find(column) != std::string::npos);
   CHECK(std::count(results.begin(), results.end(), '\n') == 3);  // header and one row per epoch
@@ -131,7 +131,7 @@ TEST_CASE(
                   " FeatureExtraction=ResNet SequenceModeling=BiLSTM Prediction=Attn -q");
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto run = dir / "runs" / "ocr" / "attn";
+  const auto run = dir / "runs" / "attn";
   const trainer::ResultsTable table = trainer::read_results(run / "results.csv");
   for (const char* column : {"train/attn", "val/attn", "accuracy", "norm_ED", "CER"}) {
     INFO(column);
@@ -203,9 +203,9 @@ TEST_CASE("trainer data printed renders Latin and Chinese lines per font family"
                                             dir.file("runs") + " name=zh" + kTinyCrnn);
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const std::string args = read_text(dir / "runs" / "ocr" / "zh" / "args.yaml");
+  const std::string args = read_text(dir / "runs" / "zh" / "args.yaml");
   CHECK(args.find("charset: labels") == std::string::npos);
-  CHECK(run_trainer("val --weights " + dir.file("runs/ocr/zh/weights/last.pt")).exit_code == 0);
+  CHECK(run_trainer("val --weights " + dir.file("runs/zh/weights/last.pt")).exit_code == 0);
 }
 #endif
 

@@ -24,7 +24,7 @@ CommandResult trainer_in(const std::filesystem::path& folder, const std::string&
 }
 
 trainer::NamedTensors final_weights(const std::filesystem::path& dir, const std::string& name) {
-  return trainer::load_checkpoint(dir / "runs" / "classify" / name / "weights" / "last.pt").model;
+  return trainer::load_checkpoint(dir / "runs" / name / "weights" / "last.pt").model;
 }
 
 }  // namespace
@@ -38,14 +38,14 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
   INFO(reference.output);
   REQUIRE(reference.exit_code == 0);
   const auto expected = final_weights(dir.path(), "reference");
-  const std::string last = (dir / "runs" / "classify" / "interrupted" / "weights" / "last.pt").string();
+  const std::string last = (dir / "runs" / "interrupted" / "weights" / "last.pt").string();
 
   SECTION("SIGINT") {
     // One SIGINT as soon as the first epoch's row is in results.csv (the header is written at the
     // start): the run is then training with two epochs to go, however loaded the machine, and the
     // resumed run must keep that row without repeating it. A timer cannot promise both: the run's
     // speed changes with the load from one minute to the next.
-    const std::string results = (dir / "runs" / "classify" / "interrupted" / "results.csv").string();
+    const std::string results = (dir / "runs" / "interrupted" / "results.csv").string();
     const CommandResult stopped = run_command(
         "{ " + std::string(TRAINER_BINARY) + " train " + recipe(dir.path(), "interrupted") + " --quiet & pid=$!; " +
         "while [ \"$(cat '" + results + "' 2>/dev/null | wc -l)\" -lt 2 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done; " +
@@ -64,7 +64,7 @@ TEST_CASE("SIGINT and kill -9 followed by resume reproduce the uninterrupted run
     REQUIRE(resumed.exit_code == 0);
     CHECK(trainer::identical(final_weights(dir.path(), "interrupted"), expected));
     CHECK(trainer::load_checkpoint(last).updates > stopped_at);  // the resumed run trained further
-    const std::string csv = read_text(dir / "runs" / "classify" / "interrupted" / "results.csv");
+    const std::string csv = read_text(dir / "runs" / "interrupted" / "results.csv");
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header + 3 epochs, none repeated
   }
 
@@ -124,7 +124,7 @@ TEST_CASE("a full disk stops training with a clear error and leaves the saved ch
   write_two_class_images(dir / "data", {12, 4, 32, 5, "a", "b"});
   const std::string run = recipe(dir.path(), "full") + " epochs=1 val=false --quiet";
   REQUIRE(run_trainer("train " + run).exit_code == 0);
-  const auto last = dir / "runs" / "classify" / "full" / "weights" / "last.pt";
+  const auto last = dir / "runs" / "full" / "weights" / "last.pt";
   const std::string saved = read_text(last);
 
   // The same run again into the same folder, with room for half a checkpoint. Ignoring SIGXFSZ
@@ -157,13 +157,13 @@ TEST_CASE("a run started with relative paths resumes from inside its weights fol
   };
   // A run folder moved elsewhere says nothing of where the run started: the error names the data.
   std::filesystem::rename(dir / "runs", dir / "moved");
-  const CommandResult moved = resume_in(dir / "moved" / "classify" / "relative" / "weights");
+  const CommandResult moved = resume_in(dir / "moved" / "relative" / "weights");
   INFO(moved.output);
   CHECK(moved.exit_code == 2);
   CHECK_THAT(moved.output, Catch::Contains("images"));
   std::filesystem::rename(dir / "moved", dir / "runs");
   // In place, `images` is not there from the weights folder: it is found from where the run started.
-  const std::filesystem::path weights = dir / "runs" / "classify" / "relative" / "weights";
+  const std::filesystem::path weights = dir / "runs" / "relative" / "weights";
   const CommandResult resumed = resume_in(weights);
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);
@@ -179,7 +179,7 @@ TEST_CASE("a resumed run keeps data=fashion-mnist the Debian data set, even besi
                                          "workers=0 plots=false project=runs name=named --quiet");
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
-  const std::filesystem::path weights = dir / "runs" / "classify" / "named" / "weights";
+  const std::filesystem::path weights = dir / "runs" / "named" / "weights";
   const CommandResult resumed = trainer_in(weights, "train resume model=last.pt epochs=2 --quiet");
   INFO(resumed.output);
   CHECK(resumed.exit_code == 0);

@@ -4,10 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <optional>
 
 #include "config/key_docs.h"
 #include "config/recipe_keys.h"
 #include "config/user_settings.h"
+#include "io/run_folder.h"
 #include "test_helpers.h"
 
 using namespace trainer::testing;
@@ -18,6 +20,27 @@ CommandResult trainer_in(const TempDir& dir, const std::string& arguments) {
   return run_command("cd '" + dir.path().string() + "' && XDG_CONFIG_HOME='" + (dir / "config").string() + "' " +
                      TRAINER_BINARY + " " + arguments);
 }
+
+// Points XDG_CONFIG_HOME at a folder while it lives: the user settings are read from there.
+class ConfigHome {
+ public:
+  explicit ConfigHome(const std::filesystem::path& folder) {
+    if (const char* previous = std::getenv("XDG_CONFIG_HOME")) previous_ = previous;
+    setenv("XDG_CONFIG_HOME", folder.c_str(), 1);
+  }
+  ~ConfigHome() {
+    if (previous_) {
+      setenv("XDG_CONFIG_HOME", previous_->c_str(), 1);
+    } else {
+      unsetenv("XDG_CONFIG_HOME");
+    }
+  }
+  ConfigHome(const ConfigHome&) = delete;
+  ConfigHome& operator=(const ConfigHome&) = delete;
+
+ private:
+  std::optional<std::string> previous_;
+};
 
 }  // namespace
 
@@ -71,21 +94,18 @@ TEST_CASE("settings keep runs_dir and datasets_dir for the user", "[cli][small]"
   INFO(changed.output);
   CHECK(changed.exit_code == 0);
   CHECK_THAT(read_text(dir / "config" / "trainer" / "settings.yaml"), Catch::Contains("datasets_dir: /data/sets"));
-  // runs_dir is the default project; project= still wins.
-  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: " + runs + "\n"));
+  // Without project= the recipe names none (Ultralytics' null): run folders go to runs_dir/<task>.
+  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: none\n"));
   CHECK_THAT(trainer_in(dir, "keys project=elsewhere").output, Catch::Contains("project: elsewhere\n"));
   const CommandResult unknown = trainer_in(dir, "settings wandb=false");
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.output, Catch::Contains("unknown setting 'wandb'") && Catch::Contains("datasets_dir, runs_dir"));
   CHECK(trainer_in(dir, "settings reset").exit_code == 0);
-  CHECK_THAT(trainer_in(dir, "keys").output, Catch::Contains("project: runs\n"));
 }
 
 TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   TempDir dir("datasets-dir");
-  const char* previous = std::getenv("XDG_CONFIG_HOME");
-  const std::string saved = previous ? previous : "";
-  setenv("XDG_CONFIG_HOME", dir.path().c_str(), 1);
+  const ConfigHome home(dir.path());
   CHECK(trainer::datasets_dir() == "datasets");
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n");
   CHECK(trainer::datasets_dir() == "/srv/datasets");
@@ -93,9 +113,62 @@ TEST_CASE("datasets_dir() reads the user settings file", "[config][small]") {
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("'weights'"));
   write_text(dir / "trainer" / "settings.yaml", "datasets_dir: /srv/datasets\n[a, b]: x\n");
   CHECK_THROWS_WITH(trainer::datasets_dir(), Catch::Contains("settings.yaml:2") && Catch::Contains("single word"));
-  if (previous) {
-    setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
-  } else {
-    unsetenv("XDG_CONFIG_HOME");
-  }
+}
+
+TEST_CASE(
+    "run folders go to project/name when project is given, else to runs_dir/task/name, as "
+    "Ultralytics'",
+    "[config][small]") {
+  TempDir dir("runs-parent");
+  const ConfigHome home(dir.path());
+  CHECK(trainer::runs_parent("", "detect") == std::filesystem::path("runs") / "detect");
+  write_text(dir / "trainer" / "settings.yaml", "runs_dir: /srv/runs\n");
+  CHECK(trainer::runs_parent("", "classify") == std::filesystem::path("/srv/runs/classify"));
+  // project=P name=N is P/N, relative or absolute, the task named nowhere.
+  CHECK(trainer::runs_parent("/data/exp", "detect") == std::filesystem::path("/data/exp"));
+  CHECK(trainer::runs_parent("exp", "detect") == std::filesystem::path("exp"));
+  CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one");
+  CHECK(trainer::make_run_folder(dir / "exp", "one", false).root == dir / "exp" / "one2");
+  CHECK(trainer::make_run_folder(dir / "exp", "one", true).root == dir / "exp" / "one");
+}
+
+TEST_CASE(
+    "a bare YOLO name on the command line is its released NAME.pt, looked for where Ultralytics "
+    "looks",
+    "[cli][small]") {
+  TempDir dir("bare-model");
+  // Neither in the working directory nor in weights_dir: exit 2, saying where the file goes.
+  const CommandResult missing = trainer_in(dir, "keys model=yolov8s epochs=3");
+  INFO(missing.output);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output,
+             Catch::Contains("yolov8s.pt") && Catch::Contains("working directory") &&
+                 Catch::Contains("weights_dir weights") && Catch::Contains("model=yolov8s.yaml"));
+  // One report: the unknown key is named in the same run.
+  CHECK_THAT(trainer_in(dir, "keys model=yolov8s epoch=3").output,
+             Catch::Contains("2 problems") && Catch::Contains("unknown key 'epoch'"));
+  // In the settings' weights_dir, then in the working directory (which wins): read as
+  // model=NAME.pt.
+  write_text(dir / "store" / "yolov8s.pt", "");
+  REQUIRE(trainer_in(dir, "settings weights_dir=" + (dir / "store").string()).exit_code == 0);
+  const CommandResult stored = trainer_in(dir, "keys model=yolov8s");
+  INFO(stored.output);
+  CHECK(stored.exit_code == 0);
+  CHECK_THAT(
+      stored.output,
+      Catch::Contains("\nmodel: yolov8s\n") &&
+          Catch::Contains("\npretrained: " + (dir / "store" / "yolov8s.pt").string() + "\n"));
+  write_text(dir / "yolov8s.pt", "");
+  const CommandResult here = trainer_in(dir, "keys model=yolov8s");
+  CHECK(here.exit_code == 0);
+  CHECK(here.output == trainer_in(dir, "keys model=yolov8s.pt").output);
+  CHECK_THAT(here.output, Catch::Contains("\npretrained: yolov8s.pt\n"));
+  // The architecture alone, and timm's bare names, which name an architecture, read no file.
+  CHECK_THAT(trainer_in(dir, "keys model=yolov8s.yaml").output,
+             Catch::Contains("\npretrained: none\n"));
+  write_text(dir / "resnet18.pt", "");
+  const CommandResult timm = trainer_in(dir, "keys model=resnet18");
+  CHECK(timm.exit_code == 0);
+  CHECK_THAT(timm.output,
+             Catch::Contains("\nmodel: resnet18\n") && Catch::Contains("\npretrained: none\n"));
 }

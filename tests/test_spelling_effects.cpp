@@ -114,6 +114,7 @@ const std::map<std::string, std::string> kOwnSpellings = {
     {"model_ema_decay", "ema_decay"},
     {"output", "project"},
     {"experiment", "name"},
+    {"native_amp", "amp"},
 };
 
 struct TakenSpelling {

@@ -111,7 +111,7 @@ TEST_CASE("timm's documented train.py commands: refused options all at once, the
     INFO(trained.output);
     CHECK(trained.exit_code == 0);
     CHECK_THAT(trained.output, Catch::Contains("top1"));
-    const auto run = dir / "runs" / "classify" / ("doc" + std::to_string(i));
+    const auto run = dir / "runs" / ("doc" + std::to_string(i));
     CHECK(std::filesystem::exists(run / "weights" / "best.pt"));
     const std::string args = read_text(run / "args.yaml");
     INFO(args);
@@ -137,4 +137,21 @@ TEST_CASE("timm's spellings are said in an info line, --key value works for ever
                               Catch::Contains("warmup_epochs: 2\n") && Catch::Contains("crop_fraction: 0.9\n"));
   CHECK_THAT(keys.output, Catch::Contains("timm's batch_size is batch here") &&
                               Catch::Contains("timm's crop_pct is crop_fraction here"));
+}
+
+TEST_CASE("timm's flags at values that ask for nothing are ignored, --native-amp is --amp", "[cli][timm]") {
+  const CommandResult quiet = run_trainer(
+      "keys --model resnet18 --drop-path 0 --cooldown-epochs 0 --log-interval 50 --pin-mem --apex-amp false "
+      "--native-amp");
+  INFO(quiet.output);
+  CHECK(quiet.exit_code == 0);
+  CHECK_THAT(quiet.output, Catch::Contains("amp: auto\n") && Catch::Contains("drop_path") &&
+                               Catch::Contains("log_interval") && Catch::Contains("pin_mem"));
+  // At values that ask for something, each is refused with its reason, all in one run.
+  const CommandResult asked = run_trainer("keys --model resnet18 --drop-path 0.1 --cooldown-epochs 10 --apex-amp");
+  INFO(asked.output);
+  CHECK(asked.exit_code == 2);
+  CHECK_THAT(asked.output, Catch::Contains("3 problems") && Catch::Contains("stochastic depth") &&
+                               Catch::Contains("cool-down") && Catch::Contains("Apex"));
+  CHECK_THAT(run_trainer("keys --sync-bn").output, Catch::Contains("norm=syncbn"));
 }

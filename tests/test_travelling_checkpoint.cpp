@@ -31,7 +31,7 @@ TEST_CASE("a classify best.pt predicts without its data and validates on another
                                           project.string() + " name=tiny -q");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto weights = project / "classify" / "tiny" / "weights";
+  const auto weights = project / "tiny" / "weights";
   const trainer::Checkpoint best = trainer::load_checkpoint(weights / "best.pt");
   REQUIRE(best.card);
   CHECK(best.card->labels == std::vector<std::string>{"bright", "dark"});
@@ -90,7 +90,7 @@ TEST_CASE("a detect best.pt predicts and exports without its data and validates 
                                           "warmup_epochs=0 project=" + dir.file("runs") + " name=tiny -q");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto best = dir / "runs" / "detect" / "tiny" / "weights" / "best.pt";
+  const auto best = dir / "runs" / "tiny" / "weights" / "best.pt";
   const trainer::Checkpoint checkpoint = trainer::load_checkpoint(best);
   REQUIRE(checkpoint.card);
   CHECK(checkpoint.card->labels == std::vector<std::string>{"circle", "square", "triangle", "cross", "ring"});
@@ -128,7 +128,7 @@ TEST_CASE("an OCR best.pt reads images without its data", "[cli][checkpoint][ocr
                   dir.file("runs") + " name=tiny -q");
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  const auto best = dir / "runs" / "ocr" / "tiny" / "weights" / "best.pt";
+  const auto best = dir / "runs" / "tiny" / "weights" / "best.pt";
   const trainer::Checkpoint checkpoint = trainer::load_checkpoint(best);
   REQUIRE(checkpoint.card);
   CHECK(checkpoint.card->labels.size() == 10);  // the digits the labels hold

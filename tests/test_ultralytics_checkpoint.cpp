@@ -153,7 +153,7 @@ TEST_CASE("train, val and export take Ultralytics' files as `yolo` does, and ref
   CHECK_THAT(trained.output,
              Catch::Contains("pretrained: loaded 355 tensors from " + dir.file("best.pt") + " (entry 'ema')") &&
                  Catch::Contains("ultralytics.nn.tasks.DetectionModel (Ultralytics 8.3.40), scale n"));
-  CHECK(read_text(dir / "runs" / "detect" / "ft" / "args.yaml").find("model: yolov8n") != std::string::npos);
+  CHECK(read_text(dir / "runs" / "ft" / "args.yaml").find("model: yolov8n") != std::string::npos);
 
   // val checks the data's classes against the file's names: the shapes under the fixture's names.
   write_coco_named(dir, "coco.yaml");

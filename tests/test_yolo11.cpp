@@ -158,7 +158,7 @@ TEST_CASE("yolo11n-cls typed as Ultralytics' docs type it trains and validates o
       " name=cls");
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
-  const auto run = dir / "runs" / "classify" / "cls";
+  const auto run = dir / "runs" / "cls";
   CHECK(testing::read_text(run / "args.yaml").find("model: yolo11n-cls\n") != std::string::npos);
   const Checkpoint saved = load_checkpoint(run / "weights" / "last.pt");
   CHECK(std::any_of(saved.model.begin(), saved.model.end(),

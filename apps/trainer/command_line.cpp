@@ -217,10 +217,11 @@ void CommandLine::add_small_commands() {
                                               "write the default recipe, every key with its help, to "
                                               "default_copy.yaml");
   commands_["cfg"] = app_.add_subcommand("cfg", "print the default recipe");
-  CLI::App* settings = commands_["settings"] = app_.add_subcommand(
-      "settings",
-      "print the user settings (datasets_dir, runs_dir); `settings key=value` changes, `settings reset` "
-      "removes them");
+  CLI::App* settings = commands_["settings"] =
+      app_.add_subcommand("settings",
+                          "print the user settings (datasets_dir, runs_dir, weights_dir); "
+                          "`settings key=value` changes, "
+                          "`settings reset` removes them");
   settings->add_option("assignments", options_.settings_arguments, "key=value … or reset");
 }
 

@@ -195,7 +195,9 @@ int run_train(const CommonOptions& options) {
     folder = resume->run_folder;
   }
   // Asked for several processes outside a job: become the launcher of this machine's ranks.
-  if (!rank_environment() && launches_ranks(settings.dist)) return launch_local_ranks(settings.dist);
+  if (!rank_environment() && launches_ranks(settings.dist)) {
+    return launch_local_ranks(settings.dist, settings.run.device);
+  }
   const std::unique_ptr<Collective> process_group = join_job(settings);
   Collective& collective = process_group ? *process_group : single_process();
   const bool main_rank = collective.layout().is_main();
@@ -206,7 +208,10 @@ int run_train(const CommonOptions& options) {
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
   if (!resume && main_rank) {
-    folder = make_run_folder(settings.output.project, task->name(), settings.output.name, settings.output.exist_ok);
+    folder = make_run_folder(runs_parent(settings.output.project, task->name()),
+                             settings.output.name, settings.output.exist_ok);
+    // name2 when renumbered, as Ultralytics' trainer records it (args.name = save_dir.name).
+    settings.output.name = folder.root.filename().string();
   }
   // Held until the process ends; taken before this run writes anything into the folder.
   std::optional<RunLock> lock;
@@ -347,7 +352,8 @@ int run_val(const CommonOptions& options, const std::string& weights) {
   const bool draws_curves = settings.output.plots && !metrics.curves.empty();
   if (metrics.confusion || draws_curves) {
     const std::filesystem::path folder =
-        make_numbered_folder(std::filesystem::path(settings.output.project) / trained.task->name(), "val", settings.output.exist_ok);
+        make_numbered_folder(runs_parent(settings.output.project, trained.task->name()), "val",
+                             settings.output.exist_ok);
     save_validation_files(metrics.confusion, metrics.curves, folder, settings.output.plots);
     std::printf("%s in %s\n", draws_curves ? "confusion matrix and curves" : "confusion matrix", folder.string().c_str());
   }
@@ -360,7 +366,7 @@ int run_predict(const CommonOptions& options, const std::string& weights, const 
   PredictOptions predict_options;
   predict_options.top_k = top_k;
   predict_options.digits = digits;
-  predict_options.project = trained.settings.output.project;
+  predict_options.parent = runs_parent(trained.settings.output.project, trained.task->name());
   predict_options.exist_ok = trained.settings.output.exist_ok;
   for (const auto& line : predictor(*trained.task).predict(sources, trained.device, predict_options)) {
     std::printf("%s\n", line.c_str());

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compile/shape_registry.h"
+#include "config/user_settings.h"
 #include "io/json_reader.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -46,8 +47,10 @@ std::string autotune_key(const Task& task, const Settings& settings, const Train
 }
 
 std::filesystem::path compile_cache_dir(const Settings& settings) {
-  return settings.execution.compile_cache_dir.empty() ? std::filesystem::path(settings.output.project) / "compile-cache"
-                                            : std::filesystem::path(settings.execution.compile_cache_dir);
+  if (!settings.execution.compile_cache_dir.empty()) return settings.execution.compile_cache_dir;
+  const std::string& project = settings.output.project;
+  return std::filesystem::path(project.empty() ? load_user_settings().runs_dir : project) /
+         "compile-cache";
 }
 
 std::filesystem::path AutotuneCache::file_for(const std::string& key) const {

@@ -19,7 +19,8 @@ namespace trainer {
 std::string autotune_key(const Task& task, const Settings& settings, const TrainingPlan& plan,
                          const ParameterCounts& parameters, c10::IntArrayRef input_shape);
 
-// compile_cache_dir, or <project>/compile-cache when it is empty (one cache per project, R29).
+// compile_cache_dir, or <project>/compile-cache when it is empty (<runs_dir>/compile-cache without
+// a project; one cache per project, R29).
 std::filesystem::path compile_cache_dir(const Settings& settings);
 
 // A folder of decisions, one JSON file per key.

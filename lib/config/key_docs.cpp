@@ -12,6 +12,17 @@
 namespace trainer {
 namespace {
 
+// Every key at the default a recipe resolves to: without project= a run goes to runs_dir/<task>
+// (project none, Ultralytics' null), the recipe loader's reading of an absent project.
+const Settings& recipe_defaults() {
+  static const Settings defaults = [] {
+    Settings settings;
+    settings.output.project.clear();
+    return settings;
+  }();
+  return defaults;
+}
+
 constexpr KeySection kSections[] = {
     KeySection::run,  KeySection::schedule, KeySection::data,     KeySection::optim,  KeySection::execution,
     KeySection::dist, KeySection::output,   KeySection::classify, KeySection::detect, KeySection::ocr};
@@ -40,7 +51,7 @@ must agree.
 )";
 
 std::string default_of(const RecipeKey& key) {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   return key.default_text.empty() ? "`" + key.show(defaults) + "`" : key.default_text;
 }
 
@@ -100,7 +111,7 @@ std::string recipe_keys_markdown() {
 }
 
 std::string default_recipe_yaml() {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   std::ostringstream out;
   out << "# trainer's default recipe: every key at its default, with its help line (docs/recipe-keys.md).\n"
          "# Edit it and train with: trainer train cfg=default_copy.yaml (or --config default_copy.yaml)\n";
@@ -157,13 +168,14 @@ and prints how many ran as typed.
 | `yolo TASK MODE key=value …`, `yolo MODE key=value …` | the same, and `trainer MODE TASK …`; TASK is `detect`, `classify` or `ocr` (`segment`, `pose`, `obb`: refused with the list of tasks); MODE is `train`, `val`, `predict` or `export` (and our `plan`, `smoke`, `keys` …). Spaces around `=`, a trailing comma and `key=None` are read as Ultralytics reads them; every usage error exits 2 |
 | `yolo cfg=FILE …` | `trainer train --config FILE`, which `cfg=FILE` also means |
 | `yolo train data=coco8.yaml model=yolov8n.yaml` | trains YOLOv8n from scratch on the data.yaml; a relative `path:` in it is tried from the working directory, the YAML's folder and `datasets_dir`. Nothing is downloaded: with the data missing, the error says where they must go |
+| `yolo train model=yolov8s` | as Ultralytics reads a bare released name: `yolov8s.pt` from the working directory, else from the settings' `weights_dir`, loaded as `model=yolov8s.pt`; with neither, exit 2 saying where to put the file, or to write `model=yolov8s.yaml` for the architecture from scratch (nothing is downloaded). Only on the command line: in a recipe file (our args.yaml) a bare `model: yolov8s` is the architecture, its weights in `pretrained:` |
 | `yolo train model=yolov8n.pt`, `pretrained=yolov8n.pt` | Ultralytics' own `.pt` files (released weights, an Ultralytics run's best.pt and last.pt) are read without running any code from them: the scale, class count and names come from the file |
 | `yolo train resume model=path/to/last.pt` | `resume=path/to/last.pt`; from any working directory (run from inside `weights/`, the recipe's relative paths are found from where the run started) |
 | `yolo val model=best.pt [data=other.yaml]` | validates; without `data=` it takes the checkpoint's own data (an Ultralytics file's `train_args`); another data set must have the same class names |
 | `yolo predict model=best.pt source=…` | files, folders and globs; our checkpoints carry their class names and preprocessing, so the training data need not be there. A URL is refused (no network access); without `source=` predict is refused, where Ultralytics falls back to the sample photos it ships |
 | `yolo export model=best.pt format=onnx` | ONNX (docs/export.md), `pt` and `safetensors`; other formats are refused naming those three |
 | `yolo help`, `yolo version`, `yolo checks`, `yolo copy-cfg` | the same commands; `copy-cfg` writes our full default recipe, every key with its help line, to `default_copy.yaml` |
-| `yolo settings`, `yolo settings key=value`, `yolo settings reset` | the same, for `datasets_dir` and `runs_dir`, kept in `$XDG_CONFIG_HOME/trainer/settings.yaml` |
+| `yolo settings`, `yolo settings key=value`, `yolo settings reset` | the same, for `datasets_dir`, `runs_dir` and `weights_dir`, kept in `$XDG_CONFIG_HOME/trainer/settings.yaml` |
 )";
 
 constexpr const char* kEasyOcrIntroduction = R"(# Coming from EasyOCR
@@ -285,7 +297,7 @@ std::string tool_keys_markdown(ForeignTool tool) {
 }
 
 std::string recipe_keys_help() {
-  static const Settings defaults;
+  const Settings& defaults = recipe_defaults();
   std::ostringstream out;
   out << "Recipe keys (key=value after the options; docs/recipe-keys.md has the values and tasks of each):\n";
   for (KeySection section : kSections) {

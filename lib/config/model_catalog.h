@@ -21,6 +21,10 @@ struct ModelNames {
   std::string shown;                   ///< how messages name its models: "resnet18/34/50"
   TaskKind task = TaskKind::classify;  ///< the task its models train
   std::string default_member;          ///< the model its task trains when none is named
+  // Ultralytics' names: typed bare on the command line (`model=yolov8s`), one means its released
+  // weights NAME.pt, as Ultralytics' check_model_file_from_stem reads it; the architecture alone is
+  // NAME.yaml. Other families' bare names (timm's resnet50, crnn) name the architecture.
+  bool bare_means_weights = false;
 };
 
 // The families in the order messages list them; the first of a task gives its default model.

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "config/device_list.h"
 #include "config/foreign_keys.h"
 #include "config/model_catalog.h"
 #include "config/recipe_keys.h"
@@ -124,7 +125,7 @@ void report(const LoadNotes& notes) {
   if (!notes.inert.empty()) {
     spdlog::info(
         "{} keys of other tools mean nothing here at the values given, and are ignored: {} (docs/"
-        "ultralytics.md and docs/easyocr.md say why)",
+        "ultralytics.md, docs/timm.md and docs/easyocr.md say why)",
         notes.inert.size(), join(notes.inert, ", "));
   }
 }
@@ -307,6 +308,35 @@ void apply_pending(Settings& settings, const PendingValues& pending, GivenKeys& 
 
 // Ultralytics' `model=yolov8n.pt` names an architecture and the weights to start from in one
 // value, `model=yolov8n.yaml` the architecture alone.
+// model=yolov8s typed on the command line, as Ultralytics reads a bare name of its released models
+// (check_model_file_from_stem, attempt_download_asset): yolov8s.pt from the working directory, else
+// from the settings' weights_dir. Nothing is downloaded. In a file a bare name is the architecture
+// (our args.yaml writes the architecture and its weights apart), and other families' bare names
+// (timm's resnet50, crnn) always are.
+void find_released_weights(Settings& settings, const std::string& where,
+                           const ModelCatalog& catalog) {
+  const std::string name = settings.run.model;
+  if (where.rfind("override '", 0) != 0 || name.find_first_of("./\\") != std::string::npos) return;
+  const auto family = std::find_if(catalog.begin(), catalog.end(),
+                                   [&](const ModelNames& names) { return names.answers_to(name); });
+  if (family == catalog.end() || !family->bare_means_weights) return;
+  const std::string file = name + ".pt";
+  const std::filesystem::path weights_dir = load_user_settings().weights_dir;
+  for (const std::filesystem::path& candidate : {std::filesystem::path(file), weights_dir / file}) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(candidate, error)) {
+      settings.run.model = candidate.string();
+      return;
+    }
+  }
+  throw UserError(where + ": model=" + name + " names Ultralytics' released " + file +
+                  ", as `yolo` reads a bare " +
+                  "name, and it is neither in the working directory nor in weights_dir " +
+                  weights_dir.string() + " (`trainer settings weights_dir=…`); put " + file +
+                  " in one of them, or write model=" + name +
+                  ".yaml to train the architecture from scratch");
+}
+
 void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
@@ -365,6 +395,7 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
     settings.run.model = default_model(catalog, settings.run.task);
     return;
   }
+  find_released_weights(settings, model_where->second, catalog);
   split_model_file(settings, given, from_scratch, catalog);
   const std::optional<TaskKind> family = task_of_model(catalog, settings.run.model);
   if (!family) {
@@ -440,6 +471,31 @@ std::vector<std::string> names_set_by_command_line(const GivenKeys& given) {
   return names;
 }
 
+// device=0,1 trains one rank per listed GPU, as `yolo` starts DDP over them: nproc is their count.
+void ranks_of_device_list(Settings& settings, const GivenKeys& given) {
+  const auto listed = static_cast<int64_t>(device_list(settings.run.device).size());
+  if (listed == 0) return;
+  const auto nproc = given.find("nproc");
+  if (nproc != given.end() && settings.dist.nproc != listed) {
+    throw UserError(nproc->second + ": nproc=" + std::to_string(settings.dist.nproc) +
+                    ", but device=" + settings.run.device + " (" + given.at("device") +
+                    ") starts " + std::to_string(listed) +
+                    " ranks, one per listed GPU; drop nproc");
+  }
+  settings.dist.nproc = listed;
+}
+
+// The model name, the task and the checks across keys join the problems of single values, so one
+// run reports them all (an unknown model is not left for after every other problem is fixed).
+void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes) {
+  // No project (or none, Ultralytics' null): runs go to runs_dir/<task> (io/run_folder.h).
+  if (!given.count("project")) settings.output.project.clear();
+  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog); });
+  noting_problems(notes, [&] { ranks_of_device_list(settings, given); });
+  noting_problems(notes, [&] { validate(settings); });
+  report(notes);
+}
+
 }  // namespace
 
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
@@ -451,10 +507,7 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   if (config_path) noting_problems(notes, [&] { read_file(*config_path, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  report(notes);
-  if (!given.count("project")) settings.output.project = load_user_settings().runs_dir;
-  resolve_model_and_task(settings, given, catalog);
-  validate(settings);
+  check_whole(settings, given, catalog, notes);
   warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
@@ -468,9 +521,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   noting_problems(notes, [&] { read_yaml(yaml, origin, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  report(notes);
-  resolve_model_and_task(settings, given, catalog);
-  validate(settings);
+  check_whole(settings, given, catalog, notes);
   // The embedded recipe was checked when it was written: only what this command changes warns.
   warn_keys_without_effect(settings, names_set_by_command_line(given));
   return settings;

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "config/device_list.h"
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
 #include "util/text.h"
@@ -18,8 +19,9 @@ constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
 constexpr ForeignTool kTimm = ForeignTool::timm;
 
 // Ultralytics' device=0 is the first GPU, [7] or '7' the eighth; -1 lets it pick an idle GPU (here
-// the first, or the CPU without one); several devices train through nproc. Apple's mps is a
-// device this build has none of: LibTorch here runs on the CPU and CUDA only.
+// the first, or the CPU without one); a list (0,1 or [0,1,2,3] or -1,-1) trains one rank per GPU
+// (config/device_list.h). Apple's mps is a device this build has none of: LibTorch here runs on
+// the CPU and CUDA only.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
   const std::vector<std::string> items = split_items(value);
   const std::string lowered = items.size() == 1 ? to_lower(items.front()) : to_lower(value.text);
@@ -38,9 +40,8 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
                "auto, cpu, cuda or cuda:N: Apple's Metal GPU (mps) is not a device of this build, which runs on the "
                "CPU and CUDA");
   }
-  if (items.size() > 1) {
-    fail_value(key, value, "one device (a machine's GPUs train together with nproc=N device=cuda: rank r on cuda:r)");
-  }
+  if (const std::optional<std::string> list = device_list_text(items)) return *list;
+  if (items.size() > 1) fail_value(key, value, "one device, or a list of GPU indices (0,1 or [0,1,2,3]; -1 = idle)");
   fail_value(key, value, "auto, cpu, cuda, cuda:N or N");
 }
 
@@ -326,10 +327,10 @@ KeyRow cache_key() {
       .bare_means_true();
 }
 
-// Takes Ultralytics' list form too (device: [0]), which must name one device.
+// Takes Ultralytics' list forms too: device: [0] names one device, 0,1 or [0,1,2,3] several GPUs.
 KeyRow device_key() {
   return custom_key(
-             "device", "auto, cpu, cuda, cuda:N, N",
+             "device", "auto, cpu, cuda, cuda:N, N, a list of GPUs N,M,… (-1 = an idle one)",
              [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
              [](const Settings& s) { return s.run.device; })
       .list();
@@ -372,10 +373,13 @@ std::vector<RecipeKey> build_table() {
                  "EasyOCR's recognizer, None-VGG-BiLSTM-CTC unless its stage keys say otherwise); as in "
                  "Ultralytics, `model=path/yolov8s.pt` is `model=yolov8s pretrained=path/yolov8s.pt`, "
                  "`model=best.pt` of an Ultralytics run takes the scale from the file, and "
-                 "`model=yolov8s.yaml` is `model=yolov8s` unless a file of that name exists: an existing "
-                 "`.yaml` is read as a model definition (`backbone`/`head` rows of Conv, C2f, C3, C3k2, SPPF, "
-                 "C2PSA, nn.Upsample, Concat, Detect or Classify, `scales`, `nc`), its scale the letter in its "
-                 "name (`my-yolo11s.yaml`: s)")
+                 "`model=yolov8s.yaml` is the architecture from scratch unless a file of that name exists: an "
+                 "existing `.yaml` is read as a model definition (`backbone`/`head` rows of Conv, C2f, C3, "
+                 "C3k2, SPPF, C2PSA, nn.Upsample, Concat, Detect or Classify, `scales`, `nc`), its scale the "
+                 "letter in its name (`my-yolo11s.yaml`: s). Typed bare on the command line, a YOLO name is "
+                 "Ultralytics' released file: `model=yolov8s` is `model=yolov8s.pt`, found in the working "
+                 "directory or the settings' weights_dir (an error naming both when in neither); in a recipe "
+                 "file, and for resnet and crnn, a bare name is the architecture")
              .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
@@ -405,9 +409,9 @@ std::vector<RecipeKey> build_table() {
                    "state-dict keys as bn; bn in one process)")
              .differs(kTimm, "split_bn",
                       "BatchNorm per augmentation split is not offered (augmentation splits are not)")
-             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=sync_bn here")
+             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=syncbn here")
              .differs(kTimm, "dist_bn",
-                      "BatchNorm statistics are not averaged across ranks after each epoch; norm=sync_bn pools them "
+                      "BatchNorm statistics are not averaged across ranks after each epoch; norm=syncbn pools them "
                       "at every step");
   run << freeze_key()
              .help(
@@ -554,10 +558,12 @@ std::vector<RecipeKey> build_table() {
                     "warning when the images would need more than two thirds of the available memory; `disk` is "
                     "not offered");
 
-  run << device_key()
-             .resumable()
-             .help("auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); with "
-                   "several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK");
+  run << device_key().resumable().help(
+      "auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); "
+      "with several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK. A list, `device=0,1` or "
+      "`device=[0,1,2,3]`, trains data-parallel as `yolo` does: one rank per listed GPU (nproc is "
+      "their count), each -1 an idle GPU (least busy, at least 20 % of its memory free, by "
+      "nvidia-smi)");
   run << int_key("threads", FIELD(run.threads), 0, 1024)
              .resumable()
              .help("intra-op CPU threads; 0 = all cores, shared evenly among the ranks of a machine (LibTorch would "
@@ -696,7 +702,8 @@ std::vector<RecipeKey> build_table() {
                    .help("mixed precision: auto = fp16 with loss scaling on CUDA, fp32 on CPU; fp16 on CPU is an "
                          "error")
                    .differs(kTimm, "amp_dtype", "the AMP dtype is the value of amp here: amp=fp16 or amp=bf16")
-                   .same_name(kTimm, "bare --amp is amp=true: fp16 on CUDA, fp32 on CPU");
+                   .same_name(kTimm, "bare --amp is amp=true: fp16 on CUDA, fp32 on CPU")
+                   .same_as(kTimm, "native_amp", "timm's older spelling of --amp");
   optim << bool_key("ema", FIELD(optim.ema))
                    .help("keep an exponential moving average of the weights, used for validation and saved")
                    .same_as(kTimm, "model_ema", "on by default here");
@@ -933,14 +940,24 @@ std::vector<RecipeKey> build_table() {
                 .values("≥ 1")
                 .help("detection: detections kept per image");
 
-  output << string_key("project", FIELD(output.project), false, "path")
-                    .default_text("the user settings' `runs_dir` (`trainer settings`), `runs` unless changed")
-                    .resumable()
-                    .help("parent folder of run folders")
-                    .same_as(kTimm, "output", "runs go to <output>/<task>/<name>");
+  // none (Ultralytics' null) is no project: runs go to runs_dir/<task> (io/run_folder.h).
+  output << custom_key(
+                "project", "path",
+                [](Settings& s, const RecipeValue& v) {
+                  s.output.project = is_none(v) ? "" : parse_string("project", v, false);
+                },
+                [](const Settings& s) { return s.output.project.empty() ? std::string("none") : s.output.project; })
+                .default_text(
+                    "none: run folders go to `<runs_dir>/<task>/<name>`, runs_dir from the user "
+                    "settings (`trainer settings`), `runs` unless changed")
+                .resumable()
+                .help("parent folder of run folders: `project=P name=N` writes `P/N`, as Ultralytics does")
+                .same_as(kTimm, "output", "runs go to <output>/<name>, as timm's do");
   output << string_key("name", FIELD(output.name), false, "string")
                 .resumable()
-                .help("run folder: `<project>/<task>/<name>`, numbered name2, name3 … when it exists")
+                .help(
+                    "run folder: `<project>/<name>` (`<runs_dir>/<task>/<name>` without project), "
+                    "numbered name2, name3 … when it exists; args.yaml records the name taken")
                 .same_as(kEasyOcr, "experiment_name")
                 .same_as(kTimm, "experiment");
   output << bool_key("exist_ok", FIELD(output.exist_ok))

@@ -10,12 +10,13 @@ const std::vector<std::string>& timm_flag_order() {
       "crop_pct", "batch_size", "grad_accum_steps", "channels_last", "amp_dtype",
       // Optimizer and schedule.
       "opt", "opt_eps", "clip_grad", "sched", "lr", "min_lr", "warmup_lr", "decay_epochs", "decay_rate", "dr",
-      "lr_noise",
+      "lr_noise", "cooldown_epochs",
       // Augmentation and regularisation.
       "hflip", "vflip", "color_jitter", "aa", "reprob", "remode", "recount", "cutmix", "smoothing", "aug_splits",
       "resplit", "jsd_loss", "jsd", "split_bn", "drop", "drop_path", "sync_bn", "dist_bn",
       // EMA and the run.
-      "model_ema", "model_ema_decay", "output", "experiment", "log_interval", "checkpoint_hist",
+      "model_ema", "model_ema_decay", "output", "experiment", "log_interval", "checkpoint_hist", "native_amp",
+      "apex_amp", "pin_mem",
       // Named like our keys.
       "model", "pretrained", "resume", "epochs", "warmup_epochs", "momentum", "weight_decay", "amp", "mixup",
       "mixup_prob", "mixup_switch_prob", "scale", "seed", "workers",

@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string, Field>>& fields() {
   static const std::vector<std::pair<std::string, Field>> table = {
       {"datasets_dir", &UserSettings::datasets_dir},
       {"runs_dir", &UserSettings::runs_dir},
+      {"weights_dir", &UserSettings::weights_dir},
   };
   return table;
 }
@@ -27,8 +28,8 @@ Field field_of(const std::string& key, const std::string& where) {
   }
   std::vector<std::string> names;
   for (const auto& entry : fields()) names.push_back(entry.first);
-  // Ultralytics' other settings (weights_dir, sync, api keys, integrations) concern downloads and
-  // services that are not part of this tool.
+  // Ultralytics' other settings (sync, api keys, integrations) concern downloads and services that
+  // are not part of this tool.
   throw UserError(where + ": unknown setting '" + key + "'" + did_you_mean(key, names) + "; settings are " +
                   join(names, ", "));
 }

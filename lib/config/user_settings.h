@@ -16,6 +16,9 @@ struct UserSettings {
   std::string datasets_dir = "datasets";
   // The default project: run folders go to <runs_dir>/<task>/<name> unless project= is given.
   std::string runs_dir = "runs";
+  // Where a bare Ultralytics model name's NAME.pt is looked for after the working directory
+  // (Ultralytics' weights_dir, read by attempt_download_asset).
+  std::string weights_dir = "weights";
 };
 
 std::filesystem::path user_settings_file();

@@ -13,6 +13,8 @@
 #include <optional>
 #include <thread>
 
+#include "config/device_list.h"
+#include "dist/device_ranks.h"
 #include "dist/rendezvous.h"
 #include "util/error.h"
 
@@ -156,8 +158,10 @@ int supervise(std::vector<Rank>& ranks, int64_t world_size) {
 
 bool launches_ranks(const DistributedSettings& dist) { return dist.nproc > 1 || dist.nnodes > 1; }
 
-int launch_local_ranks(const DistributedSettings& dist) {
+int launch_local_ranks(const DistributedSettings& dist, const std::string& device) {
   const int64_t local_ranks = std::max<int64_t>(dist.nproc, 1);
+  std::vector<std::pair<std::string, std::string>> gpus;
+  if (!device_list(device).empty()) gpus.emplace_back("CUDA_VISIBLE_DEVICES", device_ranks_visible(device));
   const int64_t world_size = local_ranks * dist.nnodes;
   const char* address_variable = std::getenv("MASTER_ADDR");
   const char* port_variable = std::getenv("MASTER_PORT");
@@ -181,7 +185,7 @@ int launch_local_ranks(const DistributedSettings& dist) {
   std::vector<Rank> ranks;
   for (int64_t local_rank = 0; local_rank < local_ranks; ++local_rank) {
     const int64_t rank = dist.node_rank * local_ranks + local_rank;
-    const std::vector<std::pair<std::string, std::string>> variables{
+    std::vector<std::pair<std::string, std::string>> variables{
         {"RANK", std::to_string(rank)},
         {"LOCAL_RANK", std::to_string(local_rank)},
         {"GROUP_RANK", std::to_string(dist.node_rank)},
@@ -191,6 +195,7 @@ int launch_local_ranks(const DistributedSettings& dist) {
         {"MASTER_PORT", std::to_string(master_port)},
         {"TORCHELASTIC_USE_AGENT_STORE", "True"},
         {"TORCHELASTIC_RESTART_COUNT", "0"}};
+    variables.insert(variables.end(), gpus.begin(), gpus.end());
     ranks.push_back({rank, start_rank(arguments, environment_with(variables))});
   }
   return supervise(ranks, world_size);

@@ -1,6 +1,8 @@
 // `trainer train … nproc=N` when no launcher started this process: this process becomes the
 // launcher of its machine's N ranks, doing what torchrun's agent does (R17).
 #pragma once
+#include <string>
+
 #include "config/setting_types.h"
 
 namespace trainer {
@@ -16,6 +18,9 @@ bool launches_ranks(const DistributedSettings& dist);
 // only through here), and when a rank exits non-zero or is killed, the others are terminated and
 // the launcher fails naming it. Returns the exit code: 0, the failed rank's code, or that of a
 // forwarded stop (130, 143).
-int launch_local_ranks(const DistributedSettings& dist);
+// With a device list (`device=0,1`, config/device_list.h) the ranks see only their GPUs, rank r the
+// r-th (CUDA_VISIBLE_DEVICES, dist/device_ranks.h); a machine without them is a UserError before
+// any rank starts.
+int launch_local_ranks(const DistributedSettings& dist, const std::string& device);
 
 }  // namespace trainer

@@ -18,13 +18,15 @@ void EpochTotals::add(const StepStats& stats) {
   for (size_t i = 0; i < stats.loss_sums.size(); ++i) loss_sums[i] += stats.loss_sums[i];
   grad_norm_sum += stats.grad_norm * static_cast<double>(stats.updates);
   samples += stats.samples;
+  batches += stats.batches;
   updates += stats.updates;
   skipped += stats.skipped_updates;
 }
 
 std::vector<double> EpochTotals::mean_losses() const {
   std::vector<double> means;
-  for (double sum : loss_sums) means.push_back(sum / static_cast<double>(std::max<int64_t>(samples, 1)));
+  for (double sum : loss_sums)
+    means.push_back(sum / static_cast<double>(std::max<int64_t>(batches, 1)));
   return means;
 }
 
@@ -45,6 +47,7 @@ NamedTensors progress_tensors(const LoopState& state, int64_t world_size) {
           {"best_updates", scalar(static_cast<double>(state.best_updates))},
           {"stale_epochs", scalar(static_cast<double>(state.stale_epochs))},
           {"epoch_samples", scalar(static_cast<double>(t.samples))},
+          {"epoch_batches", scalar(static_cast<double>(t.batches))},
           {"epoch_updates", scalar(static_cast<double>(t.updates))},
           {"epoch_skipped", scalar(static_cast<double>(t.skipped))},
           {"epoch_grad_norm_sum", scalar(t.grad_norm_sum)},
@@ -76,6 +79,9 @@ LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& wo
   state.best_updates = static_cast<int64_t>(value_or("best_updates", 0));
   state.stale_epochs = static_cast<int64_t>(value("stale_epochs").item<double>());
   state.totals.samples = static_cast<int64_t>(value("epoch_samples").item<double>());
+  // Checkpoints from before per-batch means summed the losses per sample: their samples count them.
+  state.totals.batches =
+      static_cast<int64_t>(value_or("epoch_batches", static_cast<double>(state.totals.samples)));
   state.totals.updates = static_cast<int64_t>(value("epoch_updates").item<double>());
   state.totals.skipped = static_cast<int64_t>(value("epoch_skipped").item<double>());
   state.totals.grad_norm_sum = value("epoch_grad_norm_sum").item<double>();

@@ -18,11 +18,12 @@ struct EpochTotals {
   std::vector<double> loss_sums;
   double grad_norm_sum = 0;
   int64_t samples = 0;
+  int64_t batches = 0;
   int64_t updates = 0;
   int64_t skipped = 0;
 
   void add(const StepStats& stats);
-  std::vector<double> mean_losses() const;
+  std::vector<double> mean_losses() const;  // per-batch means over the epoch's micro-batches
   double mean_grad_norm() const;
 };
 

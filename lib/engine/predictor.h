@@ -12,7 +12,7 @@ namespace trainer {
 struct PredictOptions {
   int64_t top_k = 5;  ///< classes listed per image (classification)
   int digits = 3;     ///< decimals of the scores shown
-  std::filesystem::path project = "runs";  ///< where a task that writes files makes <project>/<task>/predict
+  std::filesystem::path parent = "runs";  ///< where a task that writes files makes <parent>/predict
   bool exist_ok = false;                   ///< reuse that folder instead of numbering predict2, predict3 …
 };
 

@@ -11,9 +11,10 @@
 namespace trainer {
 namespace {
 
-// resume=true: the newest last.pt among <project>/<task>/<name>, <name>2, <name>3, …
+// resume=true: the newest last.pt among <parent>/<name>, <name>2, <name>3, … (runs_parent).
 std::filesystem::path latest_last_checkpoint(const Settings& settings) {
-  const std::filesystem::path parent = std::filesystem::path(settings.output.project) / to_string(settings.run.task);
+  const std::filesystem::path parent =
+      runs_parent(settings.output.project, to_string(settings.run.task));
   std::filesystem::path newest;
   std::filesystem::file_time_type newest_time;
   std::error_code error;
@@ -37,16 +38,16 @@ std::filesystem::path latest_last_checkpoint(const Settings& settings) {
   return newest;
 }
 
-// The working directory the run started in, when its folder says so: <that>/<project>/<task>/<name>
-// for a relative project. Nothing for an absolute project or a folder moved elsewhere.
+// The working directory the run started in, when its folder says so: <that>/<parent>/<name> for a
+// relative parent (runs_parent). Nothing for an absolute one or a folder moved elsewhere.
 std::optional<std::filesystem::path> started_in(const std::filesystem::path& run_root, const Settings& saved) {
-  const std::filesystem::path project = std::filesystem::path(saved.output.project).lexically_normal();
-  if (project.is_absolute() || project.empty()) return std::nullopt;
+  const std::filesystem::path parent =
+      runs_parent(saved.output.project, to_string(saved.run.task)).lexically_normal();
+  if (parent.is_absolute()) return std::nullopt;
   std::filesystem::path folder = std::filesystem::absolute(run_root).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();  // a trailing slash
   folder = folder.parent_path();                                 // the name
-  std::vector<std::filesystem::path> below(project.begin(), project.end());
-  below.emplace_back(to_string(saved.run.task));
+  const std::vector<std::filesystem::path> below(parent.begin(), parent.end());
   for (auto part = below.rbegin(); part != below.rend(); ++part) {
     if (part->empty()) continue;
     if (folder.filename() != *part) return std::nullopt;

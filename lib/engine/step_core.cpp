@@ -23,6 +23,7 @@ StepCore::StepCore(Task& task, FusedOptimizer& optimizer, LossScaler& scaler, Mo
   const auto options = torch::TensorOptions().device(config_.device).dtype(torch::kFloat);
   loss_divisor_ = torch::ones({}, options);
   live_ = torch::ones({}, options);
+  batch_samples_ = torch::ones({}, options);
   loss_sums_ = torch::zeros({static_cast<int64_t>(training_.loss_names().size())}, options);
   grad_norm_sum_ = torch::zeros({}, options);
   skipped_sum_ = torch::zeros({}, options);
@@ -36,7 +37,10 @@ torch::Tensor StepCore::laid_out(const torch::Tensor& input) const {
 void StepCore::prepare_micro_step(int64_t group_samples, bool padding, int64_t samples) {
   loss_divisor_.fill_(training_.loss_divisor(group_samples));
   live_.fill_(padding ? 0.0 : 1.0);
-  if (!padding) samples_ += samples;
+  batch_samples_.fill_(static_cast<double>(std::max<int64_t>(samples, 1)));
+  if (padding) return;
+  samples_ += samples;
+  ++batches_;
 }
 
 Batch StepCore::laid_out(const Batch& batch) const {
@@ -49,7 +53,7 @@ torch::Tensor StepCore::weighted(const LossOutput& output) {
   // A padding micro-batch adds exact zeros (where, not a product, so its inf/NaN stays out);
   // multiplying a live one by 1 is exact, so it computes what total / divisor gives.
   const torch::Tensor parts = output.parts.to(torch::kFloat);
-  loss_sums_ += torch::where(live_ > 0, parts, torch::zeros_like(parts));
+  loss_sums_ += torch::where(live_ > 0, parts / batch_samples_, torch::zeros_like(parts));
   return output.total / loss_divisor_ * live_;
 }
 
@@ -127,11 +131,13 @@ StepStats StepCore::read_stats() {
   stats.skipped_updates = static_cast<int64_t>(skipped_sum_.item<double>());
   stats.loss_scale = scaler_.scale_value().item<double>();
   stats.samples = samples_;
+  stats.batches = batches_;
   stats.updates = updates_;
   loss_sums_.zero_();
   grad_norm_sum_.zero_();
   skipped_sum_.zero_();
   samples_ = 0;
+  batches_ = 0;
   updates_ = 0;
   return stats;
 }

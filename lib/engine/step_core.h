@@ -44,8 +44,8 @@ class StepCore {
 
  private:
   std::vector<torch::Tensor> defined_grads() const;
-  // Adds a live micro-batch's loss parts to the running sums and returns its total ÷ the
-  // group's divisor (0 for a padding micro-batch), ready to scale.
+  // Adds a live micro-batch's per-sample mean loss parts to the running sums and returns its
+  // total ÷ the group's divisor (0 for a padding micro-batch), ready to scale.
   torch::Tensor weighted(const LossOutput& output);
   Batch laid_out(const Batch& batch) const;
 
@@ -61,10 +61,12 @@ class StepCore {
   std::vector<torch::Tensor> parameters_;
   torch::Tensor loss_divisor_;  // 0-dim: the task's divisor for the micro-step's group
   torch::Tensor live_;          // 0-dim: 1, or 0 for a padding micro-batch
+  torch::Tensor batch_samples_;  // 0-dim: the micro-batch's samples (its logged means' divisor)
   torch::Tensor loss_sums_;
   torch::Tensor grad_norm_sum_;
   torch::Tensor skipped_sum_;
   int64_t samples_ = 0;
+  int64_t batches_ = 0;
   int64_t updates_ = 0;
 };
 

@@ -26,14 +26,18 @@ struct StepConfig {
 
 // Host copies of the device-side sums since the last read-back.
 struct StepStats {
-  std::vector<double> loss_sums;  ///< each loss part summed over the samples
+  std::vector<double>
+      loss_sums;  ///< each loss part's per-sample mean of a micro-batch, summed over them
   double grad_norm = 0;        ///< mean pre-clip total grad norm over the updates
   int64_t samples = 0;
+  int64_t batches = 0;  ///< live micro-batches
   int64_t updates = 0;
   int64_t skipped_updates = 0; ///< updates dropped for inf/NaN gradients
   double loss_scale = 1;
 
-  std::vector<double> mean_losses() const;  ///< per-sample mean of each loss part
+  // Each loss part's per-batch mean averaged over the micro-batches, as Ultralytics' displayed
+  // tloss = (tloss * i + loss_items) / (i + 1): independent of accumulate and of the batch size.
+  std::vector<double> mean_losses() const;
 };
 
 // How the steps ran, for the run's results (R2: captures over a whole run should be few).

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "config/device_list.h"
 #include "dist/epoch_shard.h"
 #include "util/error.h"
 
@@ -50,7 +51,8 @@ c10::Device resolve_device(const std::string& device, const WorldLayout& world) 
   if (!torch::cuda::is_available()) {
     throw UserError("device=" + device + " was asked for, but this build or machine has no CUDA device");
   }
-  const bool per_rank = device == "auto" || device == "cuda";
+  // A device list's ranks see their GPUs alone (the launcher sets CUDA_VISIBLE_DEVICES), in order.
+  const bool per_rank = device == "auto" || device == "cuda" || !device_list(device).empty();
   if (!per_rank && world.local_world_size > 1) {
     throw UserError("device=" + device + " would put all " + std::to_string(world.local_world_size) +
                     " ranks of this machine on one GPU; use device=cuda (rank LOCAL_RANK takes cuda:LOCAL_RANK)");

@@ -22,12 +22,15 @@ constexpr int64_t kSmallBatchNormBatch = 8;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Loss sums and sample counts are each rank's own; everything else read back derives from the
-// all-reduced gradients and is the same on every rank.
+// Loss sums and sample and batch counts are each rank's own; everything else read back derives
+// from the all-reduced gradients and is the same on every rank.
 void sum_over_ranks(StepStats& stats, Collective& collective) {
   std::vector<double> values = stats.loss_sums;
   values.push_back(static_cast<double>(stats.samples));
+  values.push_back(static_cast<double>(stats.batches));
   values = collective.all_reduce(values, Reduction::sum);
+  stats.batches = static_cast<int64_t>(values.back());
+  values.pop_back();
   stats.samples = static_cast<int64_t>(values.back());
   values.pop_back();
   stats.loss_sums = values;
@@ -253,7 +256,8 @@ void TrainingRun::fold_statistics(int64_t updates_in_epoch) {
   info.epochs = plan_.epochs;
   info.update = updates_in_epoch;
   info.updates_per_epoch = epoch_updates(plan_, state_.epoch);
-  info.losses = stats.mean_losses();
+  info.losses =
+      totals.mean_losses();  // the running mean since the row began, as Ultralytics' tloss
   info.lr = clock_.lr;
   info.grad_norm = stats.grad_norm;
   info.elapsed_seconds = seconds_since(clock_.epoch_start);

@@ -85,7 +85,7 @@ ModelFamily yolo_family(const std::string& generation, TaskKind task) {
   const std::string suffix = classification ? "-cls" : "";
   ModelFamily family;
   family.names = {yolo_names(generation, classification), generation + "n/s/m/l/x" + suffix, task,
-                  generation + "n" + suffix};
+                  generation + "n" + suffix, true};
   if (classification) {
     family.logits_model = build_yolo_classifier;
   } else {

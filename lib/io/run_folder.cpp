@@ -1,5 +1,6 @@
 #include "io/run_folder.h"
 
+#include "config/user_settings.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -28,8 +29,14 @@ RunFolder RunFolder::of_checkpoint(const std::filesystem::path& checkpoint) {
   return {std::filesystem::absolute(checkpoint).parent_path().parent_path()};
 }
 
-RunFolder make_run_folder(const std::string& project, const std::string& task, const std::string& name, bool exist_ok) {
-  const RunFolder folder{make_numbered_folder(std::filesystem::path(project) / task, name, exist_ok)};
+std::filesystem::path runs_parent(const std::string& project, const std::string& task) {
+  if (!project.empty()) return project;
+  return std::filesystem::path(load_user_settings().runs_dir) / task;
+}
+
+RunFolder make_run_folder(const std::filesystem::path& parent, const std::string& name,
+                          bool exist_ok) {
+  const RunFolder folder{make_numbered_folder(parent, name, exist_ok)};
   std::error_code error;
   std::filesystem::create_directories(folder.weights(), error);
   if (error) throw UserError("cannot create run folder " + folder.root.string() + ": " + error.message());

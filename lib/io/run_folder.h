@@ -1,5 +1,6 @@
-// runs/<task>/<name>/ as Ultralytics lays it out: a new numbered folder unless exist_ok. The names
-// of the files in it are spelled here once.
+// Run folders as Ultralytics lays them out (get_save_dir and increment_path): <project>/<name> when
+// project= is given, <runs_dir>/<task>/<name> when not; a new numbered folder unless exist_ok. The
+// names of the files in it are spelled here once.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -32,7 +33,13 @@ struct RunFolder {
 std::filesystem::path make_numbered_folder(const std::filesystem::path& parent, const std::string& name,
                                            bool exist_ok);
 
-// Creates project/task/name (or name2, name3, … when taken and !exist_ok) with its weights/ folder.
-RunFolder make_run_folder(const std::string& project, const std::string& task, const std::string& name, bool exist_ok);
+// The folder a task's run folders (and its val/ and predict/ folders) go in: the project itself
+// when one is given (project=P name=N is P/N), else the user settings' runs_dir/<task>
+// (runs/detect/N).
+std::filesystem::path runs_parent(const std::string& project, const std::string& task);
+
+// Creates parent/name (or name2, name3, … when taken and !exist_ok) with its weights/ folder.
+RunFolder make_run_folder(const std::filesystem::path& parent, const std::string& name,
+                          bool exist_ok);
 
 }  // namespace trainer

@@ -234,7 +234,7 @@ ModelCard DetectTask::model_card() const {
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,
                                              const PredictOptions& options) {
   const std::vector<std::string> paths = image_paths(sources);
-  const fs::path folder = make_numbered_folder(options.project / name(), "predict", options.exist_ok);
+  const fs::path folder = make_numbered_folder(options.parent, "predict", options.exist_ok);
   const double confidence = detect_.conf.value_or(kPredictConfidence);
   const bool was_training = model_.module->is_training();
   model_.module->eval();
