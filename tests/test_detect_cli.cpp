@@ -236,7 +236,8 @@ TEST_CASE("cache=ram that would crowd the memory is skipped with a warning", "[d
   REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64").exit_code == 0);
   // At imgsz 100000 the 12 images would take 315 GB.
   const CommandResult plan =
-      run_trainer("plan task=detect model=yolov8n imgsz=100000 cache=ram data=" + dir.file("shapes/data.yaml"));
+      run_trainer("plan task=detect model=yolov8n.yaml imgsz=100000 cache=ram data=" +
+                  dir.file("shapes/data.yaml"));
   INFO(plan.output);
   CHECK(plan.exit_code == 0);
   CHECK_THAT(plan.output, Catch::Contains("cache=ram: the decoded images need 315.0 GB") && Catch::Contains("not caching"));
@@ -257,7 +258,8 @@ TEST_CASE("detection label errors name file and line, strict makes them fatal", 
   CHECK(strict.exit_code == 2);
   CHECK(strict.output.find(labels.front().filename().string() + ":") != std::string::npos);
 
-  const CommandResult no_data = run_trainer("train task=detect model=yolov8n data=" + dir.file("none.yaml"));
+  const CommandResult no_data =
+      run_trainer("train task=detect model=yolov8n.yaml data=" + dir.file("none.yaml"));
   CHECK(no_data.exit_code == 2);
   CHECK(no_data.output.find("synth-detect") != std::string::npos);
   const CommandResult wrong_model = run_trainer("train task=detect model=yolov8q data=" + dir.file("shapes/data.yaml"));

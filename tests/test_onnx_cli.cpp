@@ -13,24 +13,26 @@ using namespace trainer::testing;
 
 namespace {
 
-// One epoch of a tiny run on `data` (made by the caller); returns its best.pt.
-std::string train_tiny(const TempDir& dir, const std::string& data, const std::string& arguments) {
-  const CommandResult train = run_trainer("train data=" + data + " epochs=1 workers=1 -q project=" + dir.file("runs") +
-                                          " name=tiny " + arguments);
+// One epoch of a tiny run `name` on `data` (made by the caller); returns its best.pt.
+std::string train_tiny(const TempDir& dir, const std::string& name, const std::string& data,
+                       const std::string& arguments) {
+  const CommandResult train =
+      run_trainer("train data=" + data + " epochs=1 workers=1 -q project=" + dir.file("runs") +
+                  " name=" + name + " " + arguments);
   INFO(train.output);
   REQUIRE(train.exit_code == 0);
-  return (dir / "runs" / "tiny" / "weights" / "best.pt").string();
+  return (dir / "runs" / name / "weights" / "best.pt").string();
 }
 
 std::string train_classify(const TempDir& dir) {
   write_two_class_images(dir / "data", {8, 8, 16, 5});
-  return train_tiny(dir, dir.file("data"), "model=resnet18 batch=4 imgsz=32");
+  return train_tiny(dir, "classify", dir.file("data"), "model=resnet18 batch=4 imgsz=32");
 }
 
 std::string train_ocr(const TempDir& dir) {
   REQUIRE(run_trainer("data digits --out " + dir.file("digits") + " --train 32 --val 8").exit_code == 0);
   return train_tiny(
-      dir, dir.file("digits"),
+      dir, "ocr", dir.file("digits"),
       "charset=0123456789 task=ocr model=crnn imgH=32 imgW=128 buckets=32 output_channel=32 "
       "hidden_size=32 batch=8 warmup_epochs=0");
 }
@@ -38,7 +40,7 @@ std::string train_ocr(const TempDir& dir) {
 std::string train_detect(const TempDir& dir) {
   REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64 --max-objects 3")
               .exit_code == 0);
-  return train_tiny(dir, dir.file("shapes/data.yaml"),
+  return train_tiny(dir, "detect", dir.file("shapes/data.yaml"),
                     "model=yolov8n.yaml imgsz=64 batch=4 max_boxes=16 warmup_epochs=0");
 }
 
@@ -190,7 +192,7 @@ TEST_CASE("export format=onnx writes each family next to its checkpoint", "[onnx
   CHECK_THAT(resnet.output, Catch::Contains("exported resnet18 (EMA weights, epoch 1)") &&
                                 Catch::Contains("best.onnx: opset 12, input [1, 3, 32, 32], output [1, 2]") &&
                                 Catch::Contains("operators: Conv, BatchNormalization, Relu, MaxPool, Add"));
-  CHECK(std::filesystem::exists(dir / "runs" / "tiny" / "weights" / "best.onnx"));
+  CHECK(std::filesystem::exists(dir / "runs" / "classify" / "weights" / "best.onnx"));
   // best.pt is stripped to its EMA weights: the model weights come from last.pt.
   const std::string last = (std::filesystem::path(classify).parent_path() / "last.pt").string();
   const CommandResult stripped = run_trainer("export --weights " + classify + " --model-weights format=onnx");
@@ -209,7 +211,7 @@ TEST_CASE("export format=onnx writes each family next to its checkpoint", "[onnx
              Catch::Contains(", fp16, input [1, 3, 64, 64], output [1, 9, 84]"));
   run_python("onnx_check.py",
              quoted(dir.file("r.onnx")) + " " +
-                 quoted((dir / "runs" / "tiny" / "weights" / "best.onnx").string()));
+                 quoted((dir / "runs" / "classify" / "weights" / "best.onnx").string()));
 }
 
 TEST_CASE("export refuses arguments it cannot honour, naming them", "[onnx][cli]") {

@@ -61,7 +61,8 @@ std::vector<std::string> with_architecture_of_weights(const std::vector<std::str
     const PretrainedWeights weights = read_pretrained(file.string());
     const std::string architecture = weights.ultralytics ? ultralytics_architecture(*weights.ultralytics) : "";
     if (architecture.empty()) continue;
-    argument = "model=" + architecture;
+    argument =
+        "model=" + architecture + ".yaml";  // the architecture alone: its weights are the file
     resolved.push_back("pretrained=" + file.string());
     break;
   }
@@ -322,7 +323,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
                                 "the file does not tell its scale");
     }
     if (trained.checkpoint.card) trained.checkpoint.card->model_name = architecture;
-    overrides.insert(overrides.begin(), "model=" + architecture);
+    overrides.insert(overrides.begin(), "model=" + architecture + ".yaml");
     // As Ultralytics' val: the data the model was trained on unless data= says otherwise.
     if (!options.config && !file.ultralytics->data.empty())
       overrides.insert(overrides.begin(), "data=" + file.ultralytics->data);

@@ -310,13 +310,15 @@ void apply_pending(Settings& settings, const PendingValues& pending, GivenKeys& 
 // value, `model=yolov8n.yaml` the architecture alone.
 // model=yolov8s typed on the command line, as Ultralytics reads a bare name of its released models
 // (check_model_file_from_stem, attempt_download_asset): yolov8s.pt from the working directory, else
-// from the settings' weights_dir. Nothing is downloaded. In a file a bare name is the architecture
-// (our args.yaml writes the architecture and its weights apart), and other families' bare names
-// (timm's resnet50, crnn) always are.
+// from the settings' weights_dir. Nothing is downloaded. With pretrained=PATH, and in a file, a
+// bare name is the architecture (our args.yaml writes the architecture and its weights apart;
+// Ultralytics would load PATH's weights over the released ones); other families' bare names (timm's
+// resnet50, crnn) always are.
 void find_released_weights(Settings& settings, const std::string& where,
                            const ModelCatalog& catalog) {
   const std::string name = settings.run.model;
   if (where.rfind("override '", 0) != 0 || name.find_first_of("./\\") != std::string::npos) return;
+  if (!settings.run.pretrained.empty() && settings.run.pretrained != "false") return;
   const auto family = std::find_if(catalog.begin(), catalog.end(),
                                    [&](const ModelNames& names) { return names.answers_to(name); });
   if (family == catalog.end() || !family->bare_means_weights) return;
@@ -334,7 +336,8 @@ void find_released_weights(Settings& settings, const std::string& where,
                   "name, and it is neither in the working directory nor in weights_dir " +
                   weights_dir.string() + " (`trainer settings weights_dir=…`); put " + file +
                   " in one of them, or write model=" + name +
-                  ".yaml to train the architecture from scratch");
+                  ".yaml to train the architecture from scratch (models are " +
+                  model_families_text(catalog) + ")");
 }
 
 void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {

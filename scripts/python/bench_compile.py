@@ -233,7 +233,7 @@ def trainer_rows(args, data, model, amp, imgsz, batch, accumulate):
                 f"output_channel={CRNN_OUTPUT_CHANNEL}", f"hidden_size={CRNN_HIDDEN_SIZE}", f"imgH={imgsz}",
                 f"imgW={3 * imgsz}", f"buckets={3 * imgsz}"]
     else:
-        keys = ["task=detect", "model=yolov8n", f"data={data}/detect/data.yaml", "mosaic=0"]
+        keys = ["task=detect", "model=yolov8n.yaml", f"data={data}/detect/data.yaml", "mosaic=0"]
     keys += [f"imgsz={imgsz}", f"batch={batch}", f"accumulate={accumulate}", f"amp={amp}", f"device={args.device}",
              "optimizer=adamw", "lr0=0.001", "weight_decay=0.05", "grad_clip=10", "workers=2",
              f"project={data}/runs"]
