@@ -234,7 +234,7 @@ TEST_CASE("updates= and val_interval= through the binary: plan, rows, kill -9 an
   INFO(reference.output);
   REQUIRE(reference.exit_code == 0);
   CHECK_THAT(reference.output, Catch::Contains("finished 3 epochs (15 updates)"));
-  const auto run = dir / "runs" / "classify";
+  const auto run = dir / "runs";  // project=P name=N: P/N, as Ultralytics
   const ResultsTable table = read_results(run / "reference" / "results.csv");
   const auto column = [&](const std::string& name) {
     return static_cast<size_t>(std::find(table.header.begin(), table.header.end(), name) - table.header.begin());
