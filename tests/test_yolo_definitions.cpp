@@ -156,3 +156,20 @@ TEST_CASE("Ultralytics files of YOLO26 and YOLOv5u are told by their layers' lay
   CHECK(ultralytics_architecture(file) == "yolov5n");
   CHECK(make_yolo("yolov5n", 3, 5)->model->size() == 25);  // the name a file gives builds
 }
+
+TEST_CASE("a model yaml's Detect takes the strides of the levels it reads", "[detect][yolo26]") {
+  testing::TempDir dir("yolo-strides");
+  // A P2/4 head on a short backbone: Ultralytics measures strides 4, 8, 16 for it.
+  const std::string path = dir.file("p2-yolov8n.yaml");
+  testing::write_text(
+      path,
+      "scales:\n  n: [0.33, 0.25, 1024]\nbackbone:\n"
+      "  - [-1, 1, Conv, [64, 3, 2]]\n  - [-1, 1, Conv, [128, 3, 2]]\n"
+      "  - [-1, 1, C2f, [128, True]]\n  - [-1, 1, Conv, [256, 3, 2]]\n"
+      "  - [-1, 1, Conv, [512, 3, 2]]\n  - [-1, 1, nn.Upsample, [None, 2, nearest]]\n"
+      "head:\n  - [[2, 3, 5], 1, Detect, [nc]]\n");
+  Yolo model = make_yolo(path, 3, 2);
+  CHECK(model->strides() == std::vector<double>{4, 8, 8});
+  CHECK(model->forward(torch::zeros({1, 3, 32, 32})).at(0).sizes() ==
+        torch::IntArrayRef({1, 64 + 2, 8, 8}));
+}

@@ -92,15 +92,17 @@ struct BuiltLayer {
   std::shared_ptr<torch::nn::Module> module;
   Kind kind;
   int64_t out_channels;
+  double stride_change = 1;  ///< its output's stride over its (first) input's
 };
 
 BuiltLayer conv_layer(const RowArgs& args, int64_t in, int64_t out) {
   const int64_t kernel = args.integer(1, 1);
   const int64_t padding = args.given(3) ? args.integer(3, 0) : yolo::ConvImpl::kAutoPadding;
-  return {yolo::Conv(in, out, kernel, args.integer(2, 1), args.integer(4, 1), args.flag(6, true),
-                     padding, args.integer(5, 1))
+  const int64_t stride = args.integer(2, 1);
+  return {yolo::Conv(in, out, kernel, stride, args.integer(4, 1), args.flag(6, true), padding,
+                     args.integer(5, 1))
               .ptr(),
-          Kind::conv, out};
+          Kind::conv, out, static_cast<double>(stride)};
 }
 
 // C2f [c2, shortcut=False, g, e], C3 [c2, shortcut=True, g, e] and C3k2 [c2, c3k=False, e,
@@ -140,14 +142,13 @@ BuiltLayer upsample_layer(const YoloRow& row, const RowArgs& args, int64_t in) {
                                   .scale_factor(std::vector<double>{factor, factor})
                                   .mode(torch::kNearest))
               .ptr(),
-          Kind::upsample, in};
+          Kind::upsample, in, 1 / factor};
 }
 
-BuiltLayer detect_layer(const std::vector<int64_t>& in_channels, const BuildContext& context) {
-  std::vector<double> strides;
-  for (size_t level = 0; level < in_channels.size(); ++level) {
-    strides.push_back(8.0 * static_cast<double>(int64_t{1} << level));
-  }
+// Detect over the levels it reads, at their strides (Ultralytics measures them with a forward pass;
+// here they follow from the strided Convs and the Upsamples on the way).
+BuiltLayer detect_layer(const std::vector<int64_t>& in_channels, const std::vector<double>& strides,
+                        const BuildContext& context) {
   return {yolo::Detect(yolo::DetectOptions(context.classes, in_channels)
                            .strides(strides)
                            .reg_max(context.reg_max)
@@ -160,9 +161,9 @@ BuiltLayer detect_layer(const std::vector<int64_t>& in_channels, const BuildCont
 const char* const kKnownModules =
     "Conv, C2f, C3, C3k2, SPPF, C2PSA, nn.Upsample, Concat, Detect and Classify";
 
-// Layer `row` as parse_model builds it from the outputs it reads (`in_channels`).
+// Layer `row` as parse_model builds it from the outputs it reads (`in_channels`, at `in_strides`).
 BuiltLayer make_layer(const YoloRow& row, const std::vector<int64_t>& in_channels,
-                      BuildContext& context) {
+                      const std::vector<double>& in_strides, BuildContext& context) {
   const RowArgs args(row, context.classes);
   const std::string& module = row.module;
   const bool repeated = module == "C2f" || module == "C3" || module == "C3k2" || module == "C2PSA";
@@ -177,7 +178,7 @@ BuiltLayer make_layer(const YoloRow& row, const std::vector<int64_t>& in_channel
     for (const int64_t part : in_channels) out += part;
     return {yolo::Concat().ptr(), Kind::concat, out};
   }
-  if (module == "Detect") return detect_layer(in_channels, context);
+  if (module == "Detect") return detect_layer(in_channels, in_strides, context);
   if (module == "Classify") {
     return {yolo::Classify(in, context.classes).ptr(), Kind::classify, context.classes};
   }
@@ -242,10 +243,12 @@ void YoloImpl::reset() {
   layers_.clear();
   keep_.assign(definition.rows.size(), false);
   std::vector<int64_t> out_channels;
+  std::vector<double> out_strides;  ///< input pixels per output cell
   for (size_t i = 0; i < definition.rows.size(); ++i) {
     const YoloRow& row = definition.rows[i];
     Layer layer{Kind::conv, {}};
     std::vector<int64_t> in_channels;
+    std::vector<double> in_strides;
     for (int64_t source : row.from) {
       // Python's negative indices count from the end of the layers built so far.
       if (source < -1) source += static_cast<int64_t>(i);
@@ -255,11 +258,11 @@ void YoloImpl::reset() {
       }
       if (source >= 0) keep_[static_cast<size_t>(source)] = true;
       layer.from.push_back(source);
-      in_channels.push_back(i == 0
-                                ? options.in_channels()
-                                : out_channels[source < 0 ? i - 1 : static_cast<size_t>(source)]);
+      const size_t read = source < 0 ? i - 1 : static_cast<size_t>(source);
+      in_channels.push_back(i == 0 ? options.in_channels() : out_channels[read]);
+      in_strides.push_back(i == 0 ? 1.0 : out_strides[read]);
     }
-    BuiltLayer built = make_layer(row, in_channels, context);
+    BuiltLayer built = make_layer(row, in_channels, in_strides, context);
     layer.kind = built.kind;
     const bool head = built.kind == Kind::detect || built.kind == Kind::classify;
     if (head != (i + 1 == definition.rows.size())) {
@@ -268,6 +271,7 @@ void YoloImpl::reset() {
     }
     model->push_back(built.module);
     out_channels.push_back(built.out_channels);
+    out_strides.push_back(in_strides.front() * built.stride_change);
     layers_.push_back(std::move(layer));
   }
 }
@@ -280,8 +284,9 @@ yolo::DetectImpl& YoloImpl::head() const {
 std::vector<torch::Tensor> YoloImpl::forward(const torch::Tensor& images) {
   TORCH_CHECK(images.dim() == 4 && images.size(1) == options.in_channels(), "YOLO expects [B, ",
               options.in_channels(), ", H, W] images, got ", images.sizes());
-  TORCH_CHECK(!detects() || (images.size(2) % 32 == 0 && images.size(3) % 32 == 0),
-              "YOLO needs image sides that are multiples of its largest stride 32, got ",
+  const int64_t largest = detects() ? static_cast<int64_t>(strides().back()) : 1;
+  TORCH_CHECK(images.size(2) % largest == 0 && images.size(3) % largest == 0,
+              "YOLO needs image sides that are multiples of its largest stride ", largest, ", got ",
               images.size(2), "x", images.size(3));
   std::vector<torch::Tensor> saved(layers_.size());
   torch::Tensor x = images;
