@@ -53,21 +53,24 @@ def anchor_grid(levels):
     return torch.tensor(centres), torch.tensor(strides)
 
 
-def assign(gt, labels, centres_px, boxes_px, probabilities):
-    """Owner box index per anchor (-1 = background) and the score target of each anchor."""
+def assign(gt, labels, centres_px, boxes_px, probabilities, topk=TOPK, topk2=None, reach=lambda box: box):
+    """Owner box index per anchor (-1 = background) and the score target of each anchor. `reach`
+    gives the box that candidate selection sees (8.4's small-target rule grows it); with `topk2`,
+    each box keeps only its best topk2 positives after conflicts are resolved (8.4's one-to-one)."""
     anchors = centres_px.shape[0]
     count = gt.shape[0]
     metric = torch.zeros(count, anchors)
     overlap = torch.zeros(count, anchors)
     claims = torch.zeros(count, anchors, dtype=torch.bool)
     for g in range(count):
-        margins = torch.stack([centres_px[:, 0] - gt[g, 0], centres_px[:, 1] - gt[g, 1],
-                               gt[g, 2] - centres_px[:, 0], gt[g, 3] - centres_px[:, 1]], 1)
+        box = reach(gt[g])
+        margins = torch.stack([centres_px[:, 0] - box[0], centres_px[:, 1] - box[1],
+                               box[2] - centres_px[:, 0], box[3] - centres_px[:, 1]], 1)
         inside = margins.min(1).values > 1e-9
         iou = complete_iou(gt[g].expand(anchors, 4), boxes_px).clamp(min=0)
         overlap[g] = torch.where(inside, iou, torch.zeros(()))
         metric[g] = torch.where(inside, probabilities[:, labels[g]] ** ALPHA * iou ** BETA, torch.zeros(()))
-        claims[g, metric[g].topk(min(TOPK, anchors)).indices] = True
+        claims[g, metric[g].topk(min(topk, anchors)).indices] = True
         claims[g] &= inside
     owner = torch.full((anchors,), -1, dtype=torch.long)
     for a in range(anchors):
@@ -76,6 +79,10 @@ def assign(gt, labels, centres_px, boxes_px, probabilities):
             owner[a] = claimants[0]
         elif len(claimants) > 1:
             owner[a] = int(overlap[:, a].argmax())
+    for g in range(count if topk2 else 0):
+        mine = (owner == g).nonzero().flatten()
+        if len(mine) > topk2:
+            owner[mine[metric[g, mine].argsort(descending=True)][topk2:]] = -1
     scores = torch.zeros(anchors, CLASSES)
     for g in range(count):
         mine = owner == g

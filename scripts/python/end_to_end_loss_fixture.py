@@ -21,51 +21,19 @@ import sys
 
 import torch
 
-from detection_loss_fixture import anchor_grid, complete_iou
+from detection_loss_fixture import anchor_grid, assign, complete_iou
 
 STRIDES = (8, 16, 32)
 CLASSES = 3
-ALPHA, BETA = 0.5, 6.0
 GAINS = (7.5, 0.5, 1.5)
 SMALL, GROWN = 8.0, 16.0
 
 
-def assign(gt, labels, centres_px, boxes_px, probabilities, topk, topk2):
-    """Owner box index per anchor (-1 = background) and the score target of each anchor."""
-    anchors, count = centres_px.shape[0], gt.shape[0]
-    metric = torch.zeros(count, anchors)
-    overlap = torch.zeros(count, anchors)
-    claims = torch.zeros(count, anchors, dtype=torch.bool)
-    for g in range(count):
-        centre, size = (gt[g, :2] + gt[g, 2:]) / 2, gt[g, 2:] - gt[g, :2]
-        size = torch.where(size < SMALL, torch.full_like(size, GROWN), size)  # the small-target rule
-        reach = torch.cat([centre - size / 2, centre + size / 2])
-        margins = torch.stack([centres_px[:, 0] - reach[0], centres_px[:, 1] - reach[1],
-                               reach[2] - centres_px[:, 0], reach[3] - centres_px[:, 1]], 1)
-        inside = margins.min(1).values > 1e-9
-        iou = complete_iou(gt[g].expand(anchors, 4), boxes_px).clamp(min=0)
-        overlap[g] = torch.where(inside, iou, torch.zeros(()))
-        metric[g] = torch.where(inside, probabilities[:, labels[g]] ** ALPHA * iou ** BETA, torch.zeros(()))
-        claims[g, metric[g].topk(min(topk, anchors)).indices] = True
-        claims[g] &= inside
-    owner = torch.full((anchors,), -1, dtype=torch.long)
-    for a in range(anchors):
-        claimants = [g for g in range(count) if claims[g, a]]
-        if len(claimants) == 1:
-            owner[a] = claimants[0]
-        elif len(claimants) > 1:
-            owner[a] = int(overlap[:, a].argmax())
-    for g in range(count):  # the second pass: each box keeps its best topk2 positives
-        mine = (owner == g).nonzero().flatten()
-        if len(mine) > topk2:
-            ranked = mine[metric[g, mine].argsort(descending=True)]
-            owner[ranked[topk2:]] = -1
-    scores = torch.zeros(anchors, CLASSES)
-    for g in range(count):
-        mine = owner == g
-        if mine.any():
-            scores[mine, labels[g]] = metric[g][mine] * overlap[g][mine].max() / (metric[g][mine].max() + 1e-9)
-    return owner, scores
+def grown(box):
+    """The small-target rule: a side under 8 px counts as 16 px about the box's centre."""
+    centre, size = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
+    size = torch.where(size < SMALL, torch.full_like(size, GROWN), size)
+    return torch.cat([centre - size / 2, centre + size / 2])
 
 
 def branch_loss(levels, targets, topk, topk2):
@@ -84,7 +52,7 @@ def branch_loss(levels, targets, topk, topk2):
         labels = rows[:, 0].long()
         gt = torch.cat([rows[:, 1:3] - rows[:, 3:5] / 2, rows[:, 1:3] + rows[:, 3:5] / 2], 1)
         owner, scores = assign(gt, labels, centres * strides[:, None], (predicted[b] * strides[:, None]).detach(),
-                               class_logits[b].detach().sigmoid(), topk, topk2)
+                               class_logits[b].detach().sigmoid(), topk, topk2, grown)
         target_scores[b] = scores
         for a in (owner >= 0).nonzero().flatten().tolist():
             weight = scores[a].sum()
@@ -112,7 +80,7 @@ def main(path):
         [[0, 20, 22, 24, 20], [2, 30, 26, 30, 36], [1, 48, 44, 20, 30], [0, 12, 50, 6, 5]],
         [[1, 34, 30, 40, 44], [2, 52, 12, 7, 14], padding, padding],
     ])
-    many = branch_loss(levels[:3], targets, 10, 10)
+    many = branch_loss(levels[:3], targets, 10, None)
     one = branch_loss(levels[3:], targets, 7, 1)
     weight = max(1 - epoch / max(epochs - 1, 1), 0) * (0.8 - 0.1) + 0.1
     total = many.sum() * weight + one.sum() * (1 - weight)
