@@ -28,13 +28,19 @@ torch::Tensor distance_l1(const torch::Tensor& distances, const torch::Tensor& t
                           const Anchors& anchors, const torch::Tensor& first_level, double finest) {
   const double height = static_cast<double>(first_level.size(2)) * finest;
   const double width = static_cast<double>(first_level.size(3)) * finest;
-  const torch::Tensor per_side =
-      torch::tensor({1 / width, 1 / height, 1 / width, 1 / height}, distances.options()) *
-      anchors.strides;
+  // [..., 4] sides in grid units -> [..., 2, 2]: (left, top), (right, bottom) over width, height.
+  // Scalars only: no host tensor reaches a step captured in a CUDA graph.
+  const auto normalised = [&](const torch::Tensor& sides) {
+    std::vector<int64_t> pairs = sides.sizes().vec();
+    pairs.back() = 2;
+    pairs.push_back(2);
+    const torch::Tensor pixels = (sides * anchors.strides).reshape(pairs);
+    return torch::stack({pixels.select(-1, 0) / width, pixels.select(-1, 1) / height}, -1);
+  };
   const torch::Tensor targets = torch::cat({anchors.points - target_boxes.narrow(-1, 0, 2),
                                             target_boxes.narrow(-1, 2, 2) - anchors.points},
                                            -1);
-  return ((distances - targets) * per_side).abs().mean(-1);
+  return (normalised(distances) - normalised(targets)).abs().mean({-2, -1});
 }
 
 }  // namespace
