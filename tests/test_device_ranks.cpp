@@ -18,8 +18,8 @@ TEST_CASE("a device list is one rank per listed GPU, nproc their count", "[confi
   CHECK(idle.run.device == "-1,-1");
   CHECK(idle.dist.nproc == 2);
   CHECK(load_settings(std::nullopt, {"device=cuda:0,cuda:1", "nproc=2"}).run.device == "0,1");
-  // A single device is no list: -1 stays Ultralytics' one idle GPU (auto), nproc untouched.
-  CHECK(load_settings(std::nullopt, {"device=-1"}).run.device == "auto");
+  // A single device is no list: -1 stays Ultralytics' one idlest GPU (idle), nproc untouched.
+  CHECK(load_settings(std::nullopt, {"device=-1"}).run.device == "idle");
   CHECK(load_settings(std::nullopt, {"device=[0]"}).dist.nproc == Settings{}.dist.nproc);
   std::string error;
   try {

@@ -278,7 +278,7 @@ TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[
     return load_settings(std::nullopt, overrides);
   };
   CHECK(settings({"device=[7]"}).run.device == "cuda:7");
-  CHECK(settings({"device=-1"}).run.device == "auto");
+  CHECK(settings({"device=-1"}).run.device == "idle");
   CHECK(settings({"device="}).run.device == "auto");
   CHECK(settings({"dropout=false"}).ocr.dropout == 0.0);
   CHECK(settings({"patience=0"}).output.patience == 0);

@@ -37,11 +37,14 @@ std::string train_ocr(const TempDir& dir) {
       "hidden_size=32 batch=8 warmup_epochs=0");
 }
 
-std::string train_detect(const TempDir& dir) {
-  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64 --max-objects 3")
-              .exit_code == 0);
-  return train_tiny(dir, "detect", dir.file("shapes/data.yaml"),
-                    "model=yolov8n.yaml imgsz=64 batch=4 max_boxes=16 warmup_epochs=0");
+std::string train_detect(const TempDir& dir, const std::string& model = "yolov8n") {
+  if (!std::filesystem::exists(dir / "shapes")) {
+    REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") +
+                        " --train 8 --val 4 --imgsz 64 --max-objects 3")
+                .exit_code == 0);
+  }
+  return train_tiny(dir, model, dir.file("shapes/data.yaml"),
+                    "model=" + model + ".yaml imgsz=64 batch=4 max_boxes=16 warmup_epochs=0");
 }
 
 CommandResult export_onnx(const std::string& arguments) {
@@ -73,13 +76,14 @@ using SameResult = std::function<void(const std::string& checkpoint_line, const 
 
 // Exports `run`'s checkpoint, then validates and predicts with both: the same metrics within
 // rounding (val prints 4 decimals) and, line by line, the same results as `same` judges them.
+// `recorded` is given to export and to the checkpoint's val and predict; the file's recipe holds it.
 void check_deployed(const std::string& checkpoint, const std::vector<std::string>& metrics, const std::string& source,
-                    const std::string& predict_arguments, const SameResult& same) {
-  const CommandResult exported = run_trainer("export format=onnx model=" + checkpoint);
+                    const std::string& predict_arguments, const SameResult& same, const std::string& recorded = "") {
+  const CommandResult exported = run_trainer("export format=onnx model=" + checkpoint + " " + recorded);
   INFO(exported.output);
   REQUIRE(exported.exit_code == 0);
   const std::string onnx = checkpoint.substr(0, checkpoint.size() - 3) + ".onnx";
-  const CommandResult val_pt = run_trainer("val model=" + checkpoint);
+  const CommandResult val_pt = run_trainer("val model=" + checkpoint + " " + recorded);
   const CommandResult val_onnx = run_trainer("val model=" + onnx);
   INFO(val_pt.output << "\n" << val_onnx.output);
   REQUIRE(val_pt.exit_code == 0);
@@ -89,7 +93,8 @@ void check_deployed(const std::string& checkpoint, const std::vector<std::string
     INFO(name);
     CHECK(metric(val_onnx.output, name) == Approx(metric(val_pt.output, name)).margin(2e-4));
   }
-  const CommandResult predict_pt = run_trainer("predict model=" + checkpoint + " source=" + source + predict_arguments);
+  const CommandResult predict_pt =
+      run_trainer("predict model=" + checkpoint + " source=" + source + predict_arguments + " " + recorded);
   const CommandResult predict_onnx = run_trainer("predict model=" + onnx + " source=" + source + predict_arguments);
   INFO(predict_pt.output << "\n" << predict_onnx.output);
   REQUIRE(predict_onnx.exit_code == 0);
@@ -182,6 +187,26 @@ TEST_CASE("predict and val through an exported ONNX file give the checkpoint's r
     // Boxes to compare: the one-epoch model scores every box near its class prior (about 0.0025),
     // so at predict's usual conf=0.01 it finds none, and a comparison of "no objects" proves nothing.
     CHECK(detections > 0);
+  }
+  SECTION("end-to-end detection (YOLO26): the same top rows, and with end2end=false the same NMS boxes") {
+    const std::string checkpoint = train_detect(dir, "yolo26n");
+    for (const std::string recorded : {"", "end2end=false"}) {
+      INFO(recorded);
+      size_t detections = 0;
+      check_deployed(
+          checkpoint, {"precision", "recall", "mAP50", "mAP50-95"}, dir.file("shapes/images/val"),
+          " conf=0.001 max_det=5 --digits 5 exist_ok",
+          [&](const std::string& expected, const std::string& actual) { detections += same_detections(expected, actual); },
+          recorded);
+      CHECK(detections > 0);
+    }
+  }
+  SECTION("YOLO classification (yolo11n-cls): the same classes and probabilities") {
+    write_two_class_images(dir / "data", {8, 8, 16, 5});
+    const std::string checkpoint =
+        train_tiny(dir, "yolo-cls", dir.file("data"), "model=yolo11n-cls.yaml batch=4 imgsz=32");
+    check_deployed(checkpoint, {"val/loss", "top1", "top5"}, dir.file("data/val/bright"), " --digits 5",
+                   same_within(2e-5));
   }
 }
 

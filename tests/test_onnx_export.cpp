@@ -27,7 +27,15 @@ struct Family {
   ModelCard card;
   std::function<torch::Tensor(const torch::Tensor&)>
       reference;  ///< LibTorch's output in the exported layout
+  // The outputs are log-probabilities, compared as probabilities: a probability that underflows
+  // float's range in the file's softmax has a logarithm no runtime keeps.
+  bool log_probabilities = false;
 };
+
+// What is compared of a family's output.
+torch::Tensor compared(const Family& family, const torch::Tensor& output) {
+  return family.log_probabilities ? output.exp() : output;
+}
 
 // Norm statistics and affine parameters away from their initial 0/1, so that folding and
 // BatchNormalization both compute something.
@@ -78,18 +86,55 @@ Family crnn_resnet_family() {
   return crnn_family(ocr, "crnn-resnet");
 }
 
-Family yolo_family() {
+// A YOLO detector of 3 classes on 64 x 96 inputs. The reference is LibTorch's decoded predictions
+// in the runner's layout: of an end-to-end head (whose file holds the top-k rows, which OpenCV runs
+// up to its predictions), its one-to-one branch's.
+Family yolo_family(const std::string& name = "yolov8n") {
   torch::manual_seed(5);
-  DetectorModel model = build_detector({"yolov8n", 3, 3});
+  DetectorModel model = build_detector({name, 3, 3});
   randomize_norms(*model.module);
-  return {"yolov8n",
+  return {name,
           model.module,
           model.onnx_graph,
-          {"detect", "yolov8n", {"circle", "it's", "say \"hi\""}, 3, 64, 96},
+          {"detect", name, {"circle", "it's", "say \"hi\""}, 3, 64, 96},
           [model](const torch::Tensor& x) {
-            return decode_predictions(model.forward(x), model.strides, model.reg_max,
-                                      BoxFormat::cxcywh);
+            std::vector<torch::Tensor> levels = model.forward(x);
+            if (model.end2end) levels.erase(levels.begin(), levels.begin() + static_cast<long>(model.strides.size()));
+            return decode_predictions(levels, model.strides, model.reg_max, BoxFormat::cxcywh);
           }};
+}
+
+// YOLO26 exported with end2end=false: its one-to-many branch in the NMS layout.
+Family yolo26_one_to_many_family() {
+  torch::manual_seed(5);
+  DetectorModel model = build_detector({"yolo26n", 3, 3});
+  randomize_norms(*model.module);
+  const onnx_export::ModelGraph graph = [model](onnx_export::GraphBuilder& builder, onnx_export::GraphRequest request) {
+    request.end2end = false;
+    return model.onnx_graph(builder, request);
+  };
+  return {"yolo26n-o2m",
+          model.module,
+          graph,
+          {"detect", "yolo26n", {"circle", "square", "star"}, 3, 64, 96},
+          [model](const torch::Tensor& x) {
+            std::vector<torch::Tensor> levels = model.forward(x);
+            levels.resize(model.strides.size());
+            return decode_predictions(levels, model.strides, model.reg_max, BoxFormat::cxcywh);
+          }};
+}
+
+// Ultralytics' file gives class probabilities; the runner hands back their logarithms.
+Family yolo_cls_family() {
+  torch::manual_seed(6);
+  LogitsModel model = build_logits_model({"yolo11n-cls", 3, 5}, TaskKind::classify);
+  randomize_norms(*model.module);
+  return {"yolo11n-cls",
+          model.module,
+          model.onnx_graph,
+          {"classify", "yolo11n-cls", {"a", "b", "c", "d", "e"}, 3, 64, 64},
+          [model](const torch::Tensor& x) { return torch::log_softmax(model.forward(x), 1); },
+          true};
 }
 
 // EasyOCR's None-RCNN-BiLSTM-CTC: the gated recurrent convolutions.
@@ -100,7 +145,9 @@ Family crnn_rcnn_family() {
 }
 
 std::vector<Family> families() {
-  return {resnet_family(), crnn_family(), crnn_resnet_family(), crnn_rcnn_family(), yolo_family()};
+  return {resnet_family(),        crnn_family(),           crnn_resnet_family(), crnn_rcnn_family(),
+          yolo_family(),          yolo_family("yolov5nu"), yolo_family("yolo11n"), yolo_family("yolo26n"),
+          yolo26_one_to_many_family(), yolo_cls_family()};
 }
 
 std::filesystem::path write_onnx(const TempDir& dir, const Family& family,
@@ -155,7 +202,7 @@ TEST_CASE("each family's ONNX graph gives LibTorch's outputs in OpenCV DNN", "[o
           torch::manual_seed(batch);
           const torch::Tensor input =
               torch::rand({batch, family.card.channels, family.card.height, family.card.width});
-          const double error = relative_error(net.run(input), family.reference(input));
+          const double error = relative_error(compared(family, net.run(input)), compared(family, family.reference(input)));
           CHECK(error < 1e-4);
         }
       }
@@ -185,11 +232,11 @@ TEST_CASE("each family's fp16 ONNX file gives LibTorch's fp32 outputs within fp1
     torch::manual_seed(11);
     const torch::Tensor input =
         torch::rand({1, family.card.channels, family.card.height, family.card.width});
-    const torch::Tensor expected = family.reference(input);
+    const torch::Tensor expected = compared(family, family.reference(input));
     // What rounding the weights to fp16 costs, measured in LibTorch: the file may be that far off,
     // give or take the ordering of fp32 sums (measured: within 0.2 % of it for each family).
-    const double rounding = relative_error(rounded_to_half_reference(family, input), expected);
-    const double error = relative_error(net.run(input), expected);
+    const double rounding = relative_error(compared(family, rounded_to_half_reference(family, input)), expected);
+    const double error = relative_error(compared(family, net.run(input)), expected);
     INFO("fp16 file " << error << ", weights rounded to fp16 in LibTorch " << rounding);
     CHECK(error < 1.5 * rounding + 1e-5);
     CHECK(error < 1e-2);  // fp16 keeps 11 significant bits: a few parts in 10^4 per weight
@@ -238,6 +285,36 @@ TEST_CASE("exported ONNX files pass python3-onnx's checker and shape inference",
   wide.imgsz = std::vector<int64_t>{128, 64};
   files += " " + quoted(write_onnx(dir, yolo_family(), wide, "imgsz128x64").string());
   run_python("onnx_check.py", files);
+}
+
+TEST_CASE("an end-to-end YOLO's ONNX file ends in Ultralytics' top rows", "[onnx][python]") {
+  torch::NoGradGuard no_grad;
+  TempDir dir("onnx-top-rows");
+  const Family yolo26 = yolo_family("yolo26n");
+  for (const int64_t max_det : {7, 300}) {
+    INFO("max_det " << max_det);
+    const auto path = dir / ("yolo26n-" + std::to_string(max_det) + ".onnx");
+    const onnx_export::ModelGraph graph = [&](onnx_export::GraphBuilder& builder, onnx_export::GraphRequest request) {
+      request.max_det = max_det;
+      return yolo26.graph(builder, request);
+    };
+    const onnx_export::OnnxFile file = onnx_export::export_onnx(graph, yolo26.card, {});
+    write_text(path, file.bytes);
+    // 126 anchors at 64 x 96: max_det 300 keeps them all.
+    CHECK(std::get<int64_t>(file.output.at(1)) == std::min<int64_t>(max_det, 126));
+    torch::manual_seed(max_det);
+    const torch::Tensor input = torch::rand({2, 3, 64, 96});
+    const torch::Tensor centres = yolo26.reference(input);
+    const torch::Tensor corners = torch::cat({xywh_to_xyxy(centres.narrow(1, 0, 4).transpose(1, 2)).transpose(1, 2),
+                                              centres.narrow(1, 4, centres.size(1) - 4)},
+                                             1)
+                                      .contiguous();
+    write_text(dir / "predictions.f32",
+               std::string(static_cast<const char*>(corners.data_ptr()), corners.nbytes()));
+    run_python("onnx_top_rows_check.py", quoted(path.string()) + " " + quoted(dir.file("predictions.f32")) +
+                                             " 2 " + std::to_string(corners.size(1)) + " " +
+                                             std::to_string(corners.size(2)));
+  }
 }
 
 TEST_CASE("ONNX export refuses what it cannot honour, naming it", "[onnx]") {

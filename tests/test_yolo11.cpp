@@ -108,9 +108,10 @@ TEST_CASE("yolo11 is a registered detection family, told from YOLOv8 by its layo
   CHECK(built.forward(torch::zeros({1, 3, 64, 64})).at(2).sizes() ==
         torch::IntArrayRef({1, 4 * 16 + 2, 2, 2}));
   CHECK_THROWS_WITH(make_yolo("yolo11q", 3, 80), Catch::Contains("yolo11n"));
+  // Ultralytics' export layout: [B, 4 + classes, anchors].
   ModelCard card{"detect", "yolo11n", {"a", "b"}, 3, 64, 64};
-  CHECK_THROWS_WITH(onnx_export::export_onnx(built.onnx_graph, card, {}),
-                    Catch::Contains("graphs of YOLO11 and YOLO26") && Catch::Contains("not written yet"));
+  const std::vector<onnx_export::Dim> output = onnx_export::export_onnx(built.onnx_graph, card, {}).output;
+  CHECK((output == std::vector<onnx_export::Dim>{int64_t{1}, int64_t{6}, int64_t{64 + 16 + 4}}));
 
   UltralyticsModel file;
   file.type = "ultralytics.nn.tasks.DetectionModel";
@@ -214,4 +215,48 @@ TEST_CASE("an Ultralytics yolo11n.pt is read as YOLO11n, weights and all, and pr
   INFO(predicted.output);
   CHECK(predicted.exit_code == 0);
   CHECK(predicted.output.find("bus.jpg") != std::string::npos);
+}
+
+TEST_CASE("Ultralytics' -cls files are read as their generation's classifier and train, validate and predict",
+          "[yolo11][ultralytics][classify]") {
+  // Whole pickled ClassificationModels of the stand-in modules under Ultralytics' class paths
+  // (scripts/python/ultralytics_yolo11_fixture.py), as a released yolo11n-cls.pt holds one.
+  static const testing::PythonOutput files("ultralytics_yolo11_fixture.py");
+  for (const std::string name : {"yolo11n-cls", "yolo26n-cls", "yolov8n-cls"}) {
+    INFO(name);
+    const PretrainedWeights weights = read_pretrained(files.file(name + ".pt"));
+    REQUIRE(weights.ultralytics);
+    const UltralyticsModel& file = *weights.ultralytics;
+    CHECK(file.classifies);
+    CHECK(file.classes == 2);
+    CHECK(file.names == std::vector<std::string>{"bright", "dark"});
+    // YOLO11-cls and YOLO26-cls share one layout: the file's yaml_file tells them apart.
+    CHECK(ultralytics_architecture(file) == name);
+    const std::map<std::string, torch::Tensor> plain = read_pretrained(files.file(name + "_weights.pt")).tensors;
+    REQUIRE(file.weights.size() == plain.size());
+    for (const auto& [key, tensor] : file.weights) {
+      INFO(key);
+      REQUIRE(plain.count(key) == 1);
+      CHECK(torch::equal(tensor, plain.at(key).to(tensor.scalar_type())));
+    }
+  }
+  testing::TempDir dir("yolo-cls-pt");
+  testing::write_two_class_images(dir / "data", {8, 4, 32, 5});
+  const std::string model = files.file("yolo26n-cls.pt");
+  const testing::CommandResult predicted =
+      testing::run_trainer("classify predict model=" + model + " source=" + dir.file("data/val/dark"));
+  INFO(predicted.output);
+  CHECK(predicted.exit_code == 0);
+  CHECK(predicted.output.find("0.png: ") != std::string::npos);
+  const testing::CommandResult validated =
+      testing::run_trainer("classify val model=" + model + " data=" + dir.file("data") + " imgsz=32");
+  INFO(validated.output);
+  CHECK(validated.exit_code == 0);
+  CHECK(validated.output.find("top1") != std::string::npos);
+  const testing::CommandResult trained =
+      testing::run_trainer("classify train model=" + model + " data=" + dir.file("data") + " imgsz=32 epochs=1 "
+                           "batch=4 workers=1 project=" + dir.file("runs") + " name=tuned");
+  INFO(trained.output);
+  CHECK(trained.exit_code == 0);
+  CHECK(testing::read_text(dir / "runs" / "tuned" / "args.yaml").find("model: yolo26n-cls") != std::string::npos);
 }

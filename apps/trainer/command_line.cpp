@@ -149,7 +149,7 @@ void CommandLine::add_export() {
                       "output file (default: <stem>.<format> next to the checkpoint, <stem>.weights.pt for pt)");
   command->allow_extras();
   command->footer(
-      "ONNX: format=onnx [imgsz=640|H,W] [batch=1] [dynamic] [half] [opset=12] [simplify] (docs/export.md)");
+      "ONNX: format=onnx [imgsz=640|H,W] [batch=1] [dynamic] [half] [opset=12] [simplify] [end2end=false] [max_det=300] (docs/export.md)");
 }
 
 // Generators of the embedded data sets; their options are the generators' own, not recipe keys.

@@ -8,6 +8,7 @@
 #include <map>
 #include <variant>
 
+#include "compile/auto_batch.h"
 #include "compile/compiled_execution.h"
 #include "compile/mode_comparison.h"
 #include "config/key_docs.h"
@@ -197,6 +198,10 @@ int run_train(const CommonOptions& options) {
   }
   // Asked for several processes outside a job: become the launcher of this machine's ranks.
   if (!rank_environment() && launches_ranks(settings.dist)) {
+    if (settings.schedule.auto_batch) {
+      throw UserError("batch=-1 or a share: AutoBatch chooses one GPU's batch; give the batch size for several "
+                      "ranks, as Ultralytics asks");
+    }
     return launch_local_ranks(settings.dist, settings.run.device);
   }
   const std::unique_ptr<Collective> process_group = join_job(settings);
@@ -208,6 +213,11 @@ int run_train(const CommonOptions& options) {
 
   auto task = make_task(settings);
   task->pin_derived_settings(settings);
+  // The chosen batch is what args.yaml and the checkpoints record, so a resumed run keeps it.
+  if (settings.schedule.auto_batch) {
+    settings.schedule.batch = auto_batch(*task, settings, collective.layout());
+    settings.schedule.auto_batch.reset();
+  }
   if (!resume && main_rank) {
     folder = make_run_folder(runs_parent(settings.output.project, task->name()),
                              settings.output.name, settings.output.exist_ok);
@@ -436,6 +446,7 @@ int run_export_onnx(const ExportRequest& request) {
   }
   CommonOptions options;
   options.overrides = {"device=cpu"};
+  options.overrides.insert(options.overrides.end(), request.recipe_overrides.begin(), request.recipe_overrides.end());
   TrainedModel trained = load_trained(options, request.weights, DataSplits::none);
   if (request.model_weights) {
     load_state_dict(trained.task->model(), to_map(model_weights_of(trained.checkpoint, request.weights)), true);

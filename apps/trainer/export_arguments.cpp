@@ -7,8 +7,8 @@ namespace trainer::app {
 namespace {
 
 const std::vector<std::string>& export_keys() {
-  static const std::vector<std::string> keys{"model",   "format", "imgsz", "batch",
-                                             "dynamic", "half",   "opset", "simplify"};
+  static const std::vector<std::string> keys{"model", "format",   "imgsz",   "batch",  "dynamic",
+                                             "half",  "opset",    "simplify", "end2end", "max_det"};
   return keys;
 }
 
@@ -46,6 +46,7 @@ void read_argument(const std::string& key, const std::string& value, ExportReque
     if (key == "dynamic") request.onnx.dynamic = boolean(key, value);
     if (key == "opset") request.onnx.opset = integer(key, value);
     if (key == "simplify") request.onnx.simplify = boolean(key, value);
+    if (key == "end2end" || key == "max_det") request.recipe_overrides.push_back(key + "=" + value);
   }
 }
 

@@ -18,6 +18,9 @@ struct ExportRequest {
   bool model_weights = false;
   onnx_export::OnnxOptions onnx;
   std::vector<std::string> onnx_only;  ///< the ONNX-only arguments given, to refuse them for weights formats
+  // Detection's end2end= and max_det=, recipe keys that shape the graph: key=value overrides of
+  // the checkpoint's recipe, so the exported file's recipe records them too.
+  std::vector<std::string> recipe_overrides;
 };
 
 // Reads `key=value` arguments (a bare boolean key means true) into `request`; an unknown key or a

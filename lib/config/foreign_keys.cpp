@@ -75,8 +75,6 @@ std::vector<ForeignSpelling> ultralytics_keys() {
       read_only_by(kUltralytics, "fuse", "val and predict",
                    "convolutions and batch norms are not fused for validation (an inference speed-up; the results "
                    "are the same)"),
-      read_only_by(kUltralytics, "end2end", "val, predict and export",
-                   "the end-to-end (NMS-free) head is YOLO26's and YOLOv10's; YOLOv8 has none"),
       predict("source", "source= names predict's images; other commands take none"),
       predict("vid_stride", "predict reads images; video sources are not read"),
       predict("stream_buffer", "predict reads images; video sources are not read"),

@@ -18,15 +18,16 @@ constexpr ForeignTool kUltralytics = ForeignTool::ultralytics;
 constexpr ForeignTool kEasyOcr = ForeignTool::easyocr;
 constexpr ForeignTool kTimm = ForeignTool::timm;
 
-// Ultralytics' device=0 is the first GPU, [7] or '7' the eighth; -1 lets it pick an idle GPU (here
-// the first, or the CPU without one); a list (0,1 or [0,1,2,3] or -1,-1) trains one rank per GPU
+// Ultralytics' device=0 is the first GPU, [7] or '7' the eighth; -1 lets it pick the idlest GPU
+// (`idle`: select_idle_gpu's choice when the run starts, the CPU without one); a list (0,1 or [0,1,2,3] or -1,-1) trains one rank per GPU
 // (config/device_list.h). Apple's mps is a device this build has none of: LibTorch here runs on
 // the CPU and CUDA only.
 std::string parse_device(const std::string& key, const RecipeValue& value) {
   const std::vector<std::string> items = split_items(value);
   const std::string lowered = items.size() == 1 ? to_lower(items.front()) : to_lower(value.text);
-  if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda" || lowered == "-1")) {
-    return lowered == "-1" ? "auto" : lowered;
+  if (!value.is_null && (lowered == "auto" || lowered == "cpu" || lowered == "cuda" || lowered == "idle" ||
+                          lowered == "-1")) {
+    return lowered == "-1" ? "idle" : lowered;
   }
   if (!value.is_null && !lowered.empty() && lowered.find_first_not_of("0123456789") == std::string::npos) {
     return "cuda:" + lowered;
@@ -46,20 +47,25 @@ std::string parse_device(const std::string& key, const RecipeValue& value) {
 }
 
 // Ultralytics' batch is also a share of GPU memory (0.8) or -1 (60 %), its AutoBatch.
+constexpr double kAutoBatchShare = 0.6;
+
 KeyRow batch_key() {
   return custom_key(
-      "batch", int_range_text(1, kNoUpperBound),
+      "batch", int_range_text(1, kNoUpperBound) + ", -1 or a share in (0, 1)",
       [](Settings& s, const RecipeValue& v) {
         char* end = nullptr;
         const double number = std::strtod(v.text.c_str(), &end);
         if (!v.text.empty() && *end == '\0' && (number == -1.0 || (number > 0.0 && number < 1.0))) {
-          fail_value("batch", v,
-                     "a batch size ≥ 1: Ultralytics' AutoBatch (batch: -1, or a share of GPU memory below 1) waits "
-                     "for the loader's automatic batch (issue 46); until then give the batch size");
+          s.schedule.auto_batch = number == -1.0 ? kAutoBatchShare : number;
+          return;
         }
+        s.schedule.auto_batch.reset();
         s.schedule.batch = parse_int("batch", v, 1, kNoUpperBound);
       },
-      [](const Settings& s) { return std::to_string(s.schedule.batch); });
+      [](const Settings& s) {
+        if (!s.schedule.auto_batch) return std::to_string(s.schedule.batch);
+        return *s.schedule.auto_batch == kAutoBatchShare ? std::string("-1") : show_double(*s.schedule.auto_batch);
+      });
 }
 
 // Ultralytics' imgsz for training is one side; a [h, w] list is reduced to its largest side with a
@@ -178,6 +184,21 @@ KeyRow conf_key() {
         }
       },
       [](const Settings& s) { return s.detect.conf ? show_double(*s.detect.conf) : std::string("none"); });
+}
+
+KeyRow end2end_key() {
+  return custom_key(
+      "end2end", "none, true or false",
+      [](Settings& s, const RecipeValue& v) {
+        if (is_none(v)) {
+          s.detect.end2end.reset();
+        } else {
+          s.detect.end2end = parse_bool("end2end", v);
+        }
+      },
+      [](const Settings& s) {
+        return s.detect.end2end ? std::string(*s.detect.end2end ? "true" : "false") : std::string("none");
+      });
 }
 
 KeyRow save_period_key() {
@@ -330,7 +351,7 @@ KeyRow cache_key() {
 // Takes Ultralytics' list forms too: device: [0] names one device, 0,1 or [0,1,2,3] several GPUs.
 KeyRow device_key() {
   return custom_key(
-             "device", "auto, cpu, cuda, cuda:N, N, a list of GPUs N,M,… (-1 = an idle one)",
+             "device", "auto, cpu, cuda, cuda:N, N, idle (-1), a list of GPUs N,M,… (-1 = an idle one)",
              [](Settings& s, const RecipeValue& v) { s.run.device = parse_device("device", v); },
              [](const Settings& s) { return s.run.device; })
       .list();
@@ -445,8 +466,10 @@ std::vector<RecipeKey> build_table() {
                            "EasyOCR counts its iterations (one update each) from 0 and stops after iteration num_iter, "
                            "so it runs one update more");
   schedule << batch_key()
-                  .help("micro-batch (per rank): what one forward/backward sees; Ultralytics' AutoBatch (-1 or a "
-                        "share of GPU memory) is refused until the loader's issue 46 lands")
+                  .help("micro-batch (per rank): what one forward/backward sees; -1 or a share in (0, 1) is "
+                        "Ultralytics' AutoBatch: the largest batch whose measured step fits that share of the GPU's "
+                        "memory (-1: 60 %), chosen before training and recorded in args.yaml; 16 with a warning on "
+                        "the CPU; one process only")
                   .same_as(kTimm, "batch_size", "per process, as in timm")
                   .same_as(kEasyOcr, "batch_size", "per process");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
@@ -559,7 +582,8 @@ std::vector<RecipeKey> build_table() {
                     "not offered");
 
   run << device_key().resumable().help(
-      "auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); "
+      "auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); -1 "
+      "(idle) = the least busy GPU with at least 20 % of its memory free by nvidia-smi, else cpu; "
       "with several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK. A list, `device=0,1` or "
       "`device=[0,1,2,3]`, trains data-parallel as `yolo` does: one rank per listed GPU (nproc is "
       "their count), each -1 an idle GPU (least busy, at least 20 % of its memory free, by "
@@ -939,6 +963,12 @@ std::vector<RecipeKey> build_table() {
                 .tasks(kDetect)
                 .values("≥ 1")
                 .help("detection: detections kept per image");
+  detect << end2end_key()
+                .tasks(kDetect)
+                .help("detection: which branch of an end-to-end model (YOLO26) val, predict and export use, as "
+                      "Ultralytics 8.4's `end2end`: none or true the one-to-one branch without NMS, false the "
+                      "one-to-many branch with NMS; training and its validation always use the model's own "
+                      "(one-to-one); true on a model without that branch is an error");
 
   // none (Ultralytics' null) is no project: runs go to runs_dir/<task> (io/run_folder.h).
   output << custom_key(

@@ -49,6 +49,9 @@ struct ScheduleSettings {
   int64_t epochs = 10;
   int64_t updates = 0;                // total optimizer updates; 0 = off (epochs); else epochs are derived
   int64_t batch = 16;                 // micro-batch per rank
+  // Ultralytics' AutoBatch (batch=-1: 0.6, or batch=0.7): the share of GPU memory the batch may
+  // take, chosen before training starts (compile/auto_batch.h) and then recorded as `batch`.
+  std::optional<double> auto_batch;
   std::optional<int64_t> accumulate;  // nullopt = auto
   int64_t nbs = 64;
   double lrf = 0.01;
@@ -129,6 +132,9 @@ struct DetectSettings {
   std::optional<double> conf;         // nullopt = 0.001 in val, 0.25 in predict
   double iou = 0.7;
   int64_t max_det = 300;
+  // An end-to-end model's branch in val, predict and export (Ultralytics 8.4's `end2end`): unset or
+  // true the one-to-one branch without NMS, false the one-to-many branch with NMS.
+  std::optional<bool> end2end;
   ImageCacheMode cache = ImageCacheMode::off;
 };
 

@@ -136,6 +136,12 @@ std::string visible_devices(const std::vector<int64_t>& planned,
   return join(texts, ",");
 }
 
+std::optional<int64_t> idlest_gpu() {
+  const char* variable = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::vector<int64_t> idle = idle_gpus_here(variable ? std::optional<std::string>(variable) : std::nullopt);
+  return idle.empty() ? std::nullopt : std::optional<int64_t>(idle.front());
+}
+
 std::string device_ranks_visible(const std::string& device) {
   const char* variable = std::getenv("CUDA_VISIBLE_DEVICES");
   const std::optional<std::string> inherited =

@@ -37,6 +37,10 @@ std::vector<int64_t> plan_device_ranks(const std::string& device,
 std::string visible_devices(const std::vector<int64_t>& planned,
                             const std::optional<std::string>& inherited);
 
+// `device=-1` (idle) alone: the idlest GPU by this process's numbering (nvidia-smi, as for a -1 of a
+// list); nullopt where nvidia-smi shows none with 20 % of its memory free, or cannot be run.
+std::optional<int64_t> idlest_gpu();
+
 // This machine's plan for a device list: the CUDA_VISIBLE_DEVICES value its ranks get (nvidia-smi
 // asked only when the list holds a -1). A UserError naming the key when the GPUs are not there.
 std::string device_ranks_visible(const std::string& device);

@@ -1,7 +1,9 @@
 #include "dist/rank_environment.h"
 
+#include <cctype>
 #include <cstdlib>
 
+#include "dist/slurm_nodes.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -35,10 +37,45 @@ void check_below(const char* name, int64_t value, const char* limit_name, int64_
   }
 }
 
+// The tasks per node of SLURM_TASKS_PER_NODE's first group ("4(x2),3" -> 4).
+std::optional<int64_t> slurm_tasks_per_node() {
+  const std::optional<std::string> text = variable("SLURM_TASKS_PER_NODE");
+  if (!text || text->empty() || !std::isdigit(static_cast<unsigned char>(text->front()))) return std::nullopt;
+  return std::stoll(text->substr(0, text->find_first_not_of("0123456789")));
+}
+
+// A task of a job step srun started with more than one task: timm's utils/distributed.py reads its
+// rank, world size and local rank from SLURM_PROCID, SLURM_NTASKS and SLURM_LOCALID. MASTER_ADDR and
+// MASTER_PORT, where the job script leaves them unset, are the step's first host and, as Lightning
+// picks it, 15000 plus the last four digits of SLURM_JOB_ID.
+std::optional<RankEnvironment> slurm_environment() {
+  if (!variable("SLURM_PROCID") || !variable("SLURM_NTASKS") || integer_variable("SLURM_NTASKS", 0) < 2) {
+    return std::nullopt;
+  }
+  RankEnvironment environment;
+  WorldLayout& layout = environment.layout;
+  layout.rank = integer_variable("SLURM_PROCID", std::nullopt);
+  layout.world_size = integer_variable("SLURM_NTASKS", std::nullopt);
+  layout.local_rank = integer_variable("SLURM_LOCALID", 0);
+  layout.local_world_size = slurm_tasks_per_node().value_or(layout.world_size);
+  check_below("SLURM_PROCID", layout.rank, "SLURM_NTASKS", layout.world_size);
+  check_below("SLURM_LOCALID", layout.local_rank, "SLURM_TASKS_PER_NODE", layout.local_world_size);
+  environment.master_addr = variable("MASTER_ADDR").value_or("");
+  if (environment.master_addr.empty()) {
+    const char* list = variable("SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : "SLURM_JOB_NODELIST";
+    if (!variable(list)) throw UserError("a Slurm task needs MASTER_ADDR or SLURM_JOB_NODELIST in its environment");
+    environment.master_addr = first_slurm_host(*variable(list), list);
+  }
+  environment.master_port = variable("MASTER_PORT") ? integer_variable("MASTER_PORT", std::nullopt)
+                                                     : 15000 + integer_variable("SLURM_JOB_ID", std::nullopt) % 10000;
+  check_below("MASTER_PORT", environment.master_port, "the port limit", 65536);
+  return environment;
+}
+
 }  // namespace
 
 std::optional<RankEnvironment> rank_environment() {
-  if (!variable("RANK") && !variable("WORLD_SIZE")) return std::nullopt;
+  if (!variable("RANK") && !variable("WORLD_SIZE")) return slurm_environment();
   RankEnvironment environment;
   WorldLayout& layout = environment.layout;
   layout.rank = integer_variable("RANK", std::nullopt);

@@ -1,7 +1,7 @@
 // What a rank learns from its environment: torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK,
 // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE,
-// TORCHELASTIC_RESTART_COUNT). Our own launcher (local_launcher.h) sets the same ones, and so can
-// any other (a SLURM script), so a rank never needs to know who started it.
+// TORCHELASTIC_RESTART_COUNT), or Slurm's when srun started it. Our own launcher (local_launcher.h)
+// sets torchrun's, so a rank never needs to know who started it.
 #pragma once
 #include <optional>
 #include <string>
@@ -21,7 +21,10 @@ struct RankEnvironment {
   int64_t restart_count = 0;
 };
 
-// nullopt when RANK and WORLD_SIZE are unset: the process is a plain command. Malformed or
+// torchrun's variables; without RANK and WORLD_SIZE, those of a task of an srun step of more than
+// one task (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_TASKS_PER_NODE, MASTER_ADDR or the
+// first host of SLURM_STEP_NODELIST / SLURM_JOB_NODELIST, MASTER_PORT or 15000 plus the last four
+// digits of SLURM_JOB_ID); nullopt when neither: the process is a plain command. Malformed or
 // inconsistent values are UserErrors naming the variable.
 std::optional<RankEnvironment> rank_environment();
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "config/device_list.h"
+#include "dist/device_ranks.h"
 #include "dist/epoch_shard.h"
 #include "util/error.h"
 
@@ -47,12 +48,18 @@ std::string epochs_text(const TrainingPlan& plan) {
 }  // namespace
 
 c10::Device resolve_device(const std::string& device, const WorldLayout& world) {
-  if (device == "cpu" || (device == "auto" && !torch::cuda::is_available())) return c10::Device(c10::kCPU);
+  const bool may_fall_back = device == "auto" || device == "idle";
+  if (device == "cpu" || (may_fall_back && !torch::cuda::is_available())) return c10::Device(c10::kCPU);
   if (!torch::cuda::is_available()) {
     throw UserError("device=" + device + " was asked for, but this build or machine has no CUDA device");
   }
+  if (device == "idle" && world.local_world_size == 1) {
+    const std::optional<int64_t> gpu = idlest_gpu();
+    if (!gpu) throw UserError("device=-1: nvidia-smi shows no GPU with 20 % of its memory free; name the GPU");
+    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(*gpu));
+  }
   // A device list's ranks see their GPUs alone (the launcher sets CUDA_VISIBLE_DEVICES), in order.
-  const bool per_rank = device == "auto" || device == "cuda" || !device_list(device).empty();
+  const bool per_rank = device == "auto" || device == "idle" || device == "cuda" || !device_list(device).empty();
   if (!per_rank && world.local_world_size > 1) {
     throw UserError("device=" + device + " would put all " + std::to_string(world.local_world_size) +
                     " ranks of this machine on one GPU; use device=cuda (rank LOCAL_RANK takes cuda:LOCAL_RANK)");

@@ -1,12 +1,12 @@
 // Ultralytics' YOLO generations: YOLOv5u, YOLOv8, YOLO11 and YOLO26, n/s/m/l/x, for detection
 // and (the -cls models) classification, and users' own model-definition files (models/yolo.h,
-// onnx/yolov8_graph.h).
+// onnx/yolo_graph.h).
 #include <algorithm>
 #include <filesystem>
 
 #include "families/model_family.h"
 #include "models/yolo.h"
-#include "onnx/yolov8_graph.h"
+#include "onnx/yolo_graph.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -15,7 +15,7 @@ namespace {
 DetectorModel build_yolo_detector(const ModelRequest& request) {
   Yolo model = make_yolo(request.name, request.in_channels, request.classes);
   DetectorModel built =
-      bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolov8_onnx);
+      bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolo_onnx);
   built.strides = model->strides();
   built.reg_max = model->reg_max();
   built.end2end = model->head().options.end2end();
@@ -27,8 +27,7 @@ LogitsModel build_yolo_classifier(const ModelRequest& request) {
   LogitsModel built;
   built.module = model.ptr();
   built.in_channels = request.in_channels;
-  // The YOLO graph writer, which refuses the Classify head with a clear message.
-  built.onnx_graph = bound_graph(model, &onnx_export::yolov8_onnx);
+  built.onnx_graph = bound_graph(model, &onnx_export::yolo_onnx);
   built.forward = [model](const torch::Tensor& images) mutable {
     return model->forward(images).front();
   };
@@ -64,6 +63,20 @@ bool has_weight(const UltralyticsModel& file, const std::string& key) {
                      [&](const auto& entry) { return entry.first == key; });
 }
 
+// A ClassificationModel of a generation: its Classify head's place, YOLO11's C2PSA before it, and
+// for the generations of one architecture (YOLO11-cls, YOLO26-cls) the model yaml the file names.
+std::function<std::string(const UltralyticsModel&)> classifier_recognised_by(std::string generation,
+                                                                             std::string head_key,
+                                                                             std::string marker_key,
+                                                                             std::string yaml_prefix) {
+  return [=](const UltralyticsModel& file) {
+    const bool layout = file.classifies && has_weight(file, head_key) &&
+                        (marker_key.empty() || has_weight(file, marker_key)) &&
+                        (yaml_prefix.empty() || file.yaml_file.rfind(yaml_prefix, 0) == 0);
+    return file.scale.empty() || !layout ? std::string() : generation + file.scale + "-cls";
+  };
+}
+
 // A DetectionModel (io refuses its other tasks' models) is of a generation by its layer layout:
 // where its Detect head sits, and YOLO11's C2PSA attention at layer 10. The scale comes from io
 // (the file's yaml, else its first layer's width).
@@ -73,7 +86,7 @@ std::function<std::string(const UltralyticsModel&)> recognised_by(std::string pr
   return [prefix = std::move(prefix), head_key = std::move(head_key),
           marker_key = std::move(marker_key)](const UltralyticsModel& file) {
     const bool layout =
-        has_weight(file, head_key) && (marker_key.empty() || has_weight(file, marker_key));
+        !file.classifies && has_weight(file, head_key) && (marker_key.empty() || has_weight(file, marker_key));
     return file.scale.empty() || !layout ? std::string() : prefix + file.scale;
   };
 }
@@ -126,12 +139,30 @@ ModelFamily yolo26_family() {
   return family;
 }
 
-// Ultralytics' ClassificationModel files are not read yet (io refuses them): no recogniser.
-ModelFamily yolov8_cls_family() { return yolo_family("yolov8", TaskKind::classify); }
+// YOLOv8-cls: Classify at 9, after C2f.
+ModelFamily yolov8_cls_family() {
+  ModelFamily family = yolo_family("yolov8", TaskKind::classify);
+  family.ultralytics_model = classifier_recognised_by("yolov8", "model.9.linear.weight", "", "");
+  return family;
+}
 
-ModelFamily yolo11_cls_family() { return yolo_family("yolo11", TaskKind::classify); }
+// YOLO11-cls and YOLO26-cls: Classify at 10, after C2PSA; a file naming no yolo26 yaml is YOLO11's.
+ModelFamily yolo11_cls_family() {
+  ModelFamily family = yolo_family("yolo11", TaskKind::classify);
+  const auto same_layout =
+      classifier_recognised_by("yolo11", "model.10.linear.weight", "model.9.m.0.attn.qkv.conv.weight", "");
+  family.ultralytics_model = [same_layout](const UltralyticsModel& file) {
+    return file.yaml_file.rfind("yolo26", 0) == 0 ? std::string() : same_layout(file);
+  };
+  return family;
+}
 
-ModelFamily yolo26_cls_family() { return yolo_family("yolo26", TaskKind::classify); }
+ModelFamily yolo26_cls_family() {
+  ModelFamily family = yolo_family("yolo26", TaskKind::classify);
+  family.ultralytics_model =
+      classifier_recognised_by("yolo26", "model.10.linear.weight", "model.9.m.0.attn.qkv.conv.weight", "yolo26");
+  return family;
+}
 
 // model=my-yolo.yaml: a file in Ultralytics' model-definition format, built from its rows.
 ModelFamily yolo_definition_family() {

@@ -56,13 +56,14 @@ std::string scale_of(const Yaml& yaml, const NamedTensors& weights) {
   return "";
 }
 
-// yaml["nc"], else the output channels of the last class convolution of the Detect head.
-int64_t classes_of(const Yaml& yaml, const NamedTensors& weights) {
+// yaml["nc"], else the output channels of the last class convolution of the Detect head (the
+// rows of the Classify head's linear layer).
+int64_t classes_of(const Yaml& yaml, const NamedTensors& weights, bool classifies) {
   if (yaml && entry_of(*yaml, "nc").isInt()) return entry_of(*yaml, "nc").toInt();
-  const std::string suffix = ".cv3.0.2.weight";
+  const std::string suffix = classifies ? ".linear.weight" : ".cv3.0.2.weight";
   for (const auto& [name, tensor] : weights) {
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-        tensor.dim() == 4) {
+        tensor.dim() == (classifies ? 2 : 4)) {
       return tensor.size(0);
     }
   }
@@ -104,9 +105,10 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   result.type = pickled_object(model)->type;
   const std::string origin = path + " (entry '" + result.entry + "')";
   const std::string prefix = "ultralytics.nn.tasks.";
-  if (result.type.rfind(prefix, 0) == 0 && result.type != prefix + "DetectionModel") {
-    throw UserError(origin + " holds a " + result.type + "; of Ultralytics' models only detection (" + prefix +
-                    "DetectionModel) trains here");
+  result.classifies = result.type == prefix + "ClassificationModel";
+  if (result.type.rfind(prefix, 0) == 0 && result.type != prefix + "DetectionModel" && !result.classifies) {
+    throw UserError(origin + " holds a " + result.type + "; of Ultralytics' models detection (" + prefix +
+                    "DetectionModel) and classification (ClassificationModel) train here");
   }
   result.weights = pickled_state_dict(model, origin);
   for (auto& [name, tensor] : result.weights) {
@@ -114,7 +116,8 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   }
   const Yaml yaml = model_yaml(model);
   result.scale = scale_of(yaml, result.weights);
-  result.classes = classes_of(yaml, result.weights);
+  result.classes = classes_of(yaml, result.weights, result.classifies);
+  if (yaml && entry_of(*yaml, "yaml_file").isString()) result.yaml_file = entry_of(*yaml, "yaml_file").toStringRef();
   // A count read from the file sizes the head built for it: billions would be a memory bomb.
   if (result.classes < 0 || result.classes > kMaxClasses) {
     throw UserError(origin + ": the model claims " + std::to_string(result.classes) +

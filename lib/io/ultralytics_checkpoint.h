@@ -17,6 +17,8 @@ namespace trainer {
 struct UltralyticsModel {
   std::string entry;               ///< "ema" or "model", as attempt_load_one_weight picks
   std::string type;                ///< the model's class, e.g. ultralytics.nn.tasks.DetectionModel
+  bool classifies = false;         ///< a ClassificationModel (Classify head), else a DetectionModel
+  std::string yaml_file;           ///< the model yaml it was built from (`yolo26n-cls.yaml`), "" when absent
   NamedTensors weights;            ///< state-dict keys (`model.0.conv.weight` ...), floats as fp32
   std::string scale;               ///< n, s, m, l or x; "" when the file does not tell
   int64_t classes = 0;             ///< 0 when the file does not tell
@@ -32,8 +34,9 @@ bool has_pickled_model(const c10::IValue& archive);
 // The model of such a dict: "ema" when set, else "model" (Ultralytics' attempt_load_one_weight:
 // `ckpt.get("ema") or ckpt["model"]`). The scale comes from the model's `yaml` dict ("scale", else
 // its depth and width multiples), else from the first layer's channels; the class count from
-// `yaml["nc"]`, else from the Detect head's last convolution; the names from its `names`.
-// UserError naming `path` for a model of another task (segmentation, pose, classification ...).
+// `yaml["nc"]`, else from the Detect head's last convolution (a ClassificationModel's Classify
+// linear layer); the names from its `names`. UserError naming `path` for a model of another task
+// (segmentation, pose, OBB ...).
 UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::string& path);
 
 }  // namespace trainer

@@ -107,6 +107,10 @@ OnnxFile export_onnx(const ModelGraph& model_graph, const ModelCard& card, const
   const std::string& output = written.value;
   graph.output(output, card.task == "detect" ? "output0" : "output", file.output);
   write_metadata(graph, card, options, height, width);
+  if (card.task == "detect") graph.metadata("end2end", written.predictions.empty() ? "False" : "True");
+  if (!written.predictions.empty()) graph.metadata(kPredictionsKey, written.predictions);
+  if (written.probabilities) graph.metadata(kOutputKey, "probabilities");
+  if (!written.opencv_fusion) graph.metadata(kOpenCvFusionKey, "false");
   file.bytes = graph.serialize();
   file.operators = graph.operators();
   return file;

@@ -37,13 +37,29 @@ struct GraphRequest {
   int64_t channels = 3, height = 0, width = 0;
   bool dynamic = false;   ///< a side the family lets vary is named too (the OCR width)
   bool simplify = false;  ///< norms folded into the convolutions
+  // An end-to-end detector: its one-to-one branch with Ultralytics' top-k selection of max_det
+  // rows [x1, y1, x2, y2, score, class] (else the one-to-many branch in the NMS layout).
+  bool end2end = true;
+  int64_t max_det = 300;
 };
 
 // A family's graph: the shapes of its input `images` and of its output, and the output's value.
 struct FamilyGraph {
   std::vector<Dim> input, output;
   std::string value;
+  // An end-to-end detector's top-k rows are taken from this value, its boxes (x1, y1, x2, y2) and
+  // scores [B, 4 + classes, anchors]: a runtime without TopK (OpenCV 4.6) runs the graph to it.
+  std::string predictions;
+  bool probabilities = false;  ///< the output is class probabilities (a softmax), not logits
+  // OpenCV 4.6 computes some graphs with YOLO11's attention blocks wrongly with its layer fusion on
+  // (yolo26n 0.1 % off, yolo11n-cls 0.03 %; yolo11n was right): graphs with attention run with it off.
+  bool opencv_fusion = true;
 };
+
+// The metadata keys naming those two for `trainer predict/val model=FILE.onnx` (onnx/opencv_model.h).
+inline constexpr const char* kPredictionsKey = "trainer_predictions";
+inline constexpr const char* kOutputKey = "trainer_output";
+inline constexpr const char* kOpenCvFusionKey = "trainer_opencv_fusion";
 
 // A model as an ONNX graph: its family's writer bound to the model when the family built it
 // (lib/families), so export needs neither the family nor the module's type. It refuses, with

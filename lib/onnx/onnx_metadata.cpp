@@ -2,7 +2,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "onnx/onnx_export.h"
 #include "util/error.h"
@@ -136,6 +138,36 @@ std::string with_input_shape(const std::filesystem::path& path, const std::vecto
       model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   dims->clear_dim();
   for (const int64_t size : shape) dims->add_dim()->set_dim_value(size);
+  std::string bytes;
+  model.SerializeToString(&bytes);
+  return bytes;
+}
+
+std::string graph_up_to(const std::filesystem::path& path, const std::string& value) {
+  onnx::ModelProto model = read_model(path);
+  onnx::GraphProto* graph = model.mutable_graph();
+  // Back from `value`, the nodes it needs; the others (the tail) are dropped.
+  std::set<std::string> needed{value};
+  std::vector<onnx::NodeProto> kept;
+  for (int i = graph->node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = graph->node(i);
+    const bool used = std::any_of(node.output().begin(), node.output().end(),
+                                  [&](const std::string& output) { return needed.count(output) > 0; });
+    if (!used) continue;
+    needed.insert(node.input().begin(), node.input().end());
+    kept.push_back(node);
+  }
+  if (kept.empty()) throw UserError(path.string() + ": no node computes " + value + " (metadata " + kPredictionsKey + ")");
+  graph->clear_node();
+  for (auto node = kept.rbegin(); node != kept.rend(); ++node) *graph->add_node() = *node;
+  const onnx::ValueInfoProto declared = graph->output(0);
+  graph->clear_output();
+  onnx::ValueInfoProto* output = graph->add_output();
+  output->set_name(value);
+  onnx::TypeProto::Tensor* type = output->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(declared.type().tensor_type().elem_type());
+  // OpenCV's importer wants a shape on every output; the predictions are [batch, 4 + classes, anchors].
+  for (const char* dim : {"batch", "rows", "anchors"}) type->mutable_shape()->add_dim()->set_dim_param(dim);
   std::string bytes;
   model.SerializeToString(&bytes);
   return bytes;

@@ -32,4 +32,9 @@ std::optional<ModelCard> card_of_metadata(const std::map<std::string, std::strin
 // OpenCV 4.6, whose LSTM import needs every input dimension known.
 std::string with_input_shape(const std::filesystem::path& path, const std::vector<int64_t>& shape);
 
+// The file's graph computing `value` as its one output, the nodes after it dropped, serialized: an
+// end-to-end detector's predictions before its top-k tail, whose TopK and GatherElements OpenCV 4.6
+// does not import.
+std::string graph_up_to(const std::filesystem::path& path, const std::string& value);
+
 }  // namespace trainer::onnx_export

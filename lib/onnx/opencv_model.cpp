@@ -9,12 +9,13 @@
 namespace trainer::onnx_export {
 namespace {
 
-cv::dnn::Net read_net(const std::filesystem::path& path, const std::string& bytes) {
+cv::dnn::Net read_net(const std::filesystem::path& path, const std::string& bytes, bool fusion = true) {
   try {
     cv::dnn::Net net =
         bytes.empty() ? cv::dnn::readNetFromONNX(path.string()) : cv::dnn::readNetFromONNX(bytes.data(), bytes.size());
     net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    net.enableFusion(fusion);
     return net;
   } catch (const cv::Exception& error) {
     throw UserError("OpenCV DNN cannot read " + path.string() + ": " + error.err);
@@ -27,7 +28,13 @@ OpenCvModel::OpenCvModel(const std::filesystem::path& path) : path_(path) {
   const OnnxFileInfo info = read_onnx_file_info(path);
   const auto task = info.metadata.find("task");
   if (task == info.metadata.end() || task->second != "ocr") {
-    nets_.emplace(0, read_net(path, ""));
+    const auto predictions = info.metadata.find(kPredictionsKey);
+    corner_boxes_ = predictions != info.metadata.end();
+    const auto output = info.metadata.find(kOutputKey);
+    probabilities_ = output != info.metadata.end() && output->second == "probabilities";
+    const auto fusion = info.metadata.find(kOpenCvFusionKey);
+    nets_.emplace(0, read_net(path, corner_boxes_ ? graph_up_to(path, predictions->second) : "",
+                              fusion == info.metadata.end() || fusion->second != "false"));
     return;
   }
   for (const char* key : {"imgsz", "channels"}) {
@@ -74,7 +81,16 @@ torch::Tensor OpenCvModel::forward(const torch::Tensor& input) {
   net.setInput(cv::Mat(sizes, CV_32F, contiguous.data_ptr<float>()));
   const cv::Mat out = net.forward();
   const std::vector<int64_t> shape(out.size.p, out.size.p + out.dims);
-  return torch::from_blob(const_cast<float*>(out.ptr<float>()), shape, torch::kFloat).clone();
+  return in_inference_layout(torch::from_blob(const_cast<float*>(out.ptr<float>()), shape, torch::kFloat).clone());
+}
+
+torch::Tensor OpenCvModel::in_inference_layout(const torch::Tensor& output) const {
+  if (probabilities_) return output.log();
+  if (!corner_boxes_) return output;
+  const torch::Tensor corners = output.narrow(1, 0, 4);
+  const torch::Tensor centres = (corners.narrow(1, 0, 2) + corners.narrow(1, 2, 2)) / 2;
+  const torch::Tensor sides = corners.narrow(1, 2, 2) - corners.narrow(1, 0, 2);
+  return torch::cat({centres, sides, output.narrow(1, 4, output.size(1) - 4)}, 1);
 }
 
 }  // namespace trainer::onnx_export

@@ -15,6 +15,9 @@ namespace trainer::onnx_export {
 // dimension sized, and for those sizes: its LSTM keeps the batch, its ReduceMean the width. So a
 // recognizer is read once per width it meets (named dimensions sized: the batch 1) and fed the
 // declared batch of rows at a time, the last group padded; other graphs run whole batches.
+// Outputs come in InferenceModel's layouts: an end-to-end detector runs up to its predictions
+// before the top-k tail (OpenCV 4.6 has no TopK), boxes turned to (cx, cy, w, h); class
+// probabilities (YOLO -cls graphs) become log-probabilities, whose softmax gives them back.
 class OpenCvModel : public InferenceModel {
  public:
   explicit OpenCvModel(const std::filesystem::path& path);
@@ -23,12 +26,15 @@ class OpenCvModel : public InferenceModel {
 
  private:
   torch::Tensor forward(const torch::Tensor& input);
+  torch::Tensor in_inference_layout(const torch::Tensor& output) const;
   cv::dnn::Net& net_for(int64_t width);
 
   std::filesystem::path path_;
   std::map<int64_t, cv::dnn::Net> nets_;  ///< by input width for a recognizer, else one under 0
   int64_t rows_per_forward_ = 0;          ///< recognizer: rows per forward; 0: the whole batch
   int64_t channels_ = 0, height_ = 0;     ///< recognizer's input channels and height
+  bool corner_boxes_ = false;             ///< the output's boxes are (x1, y1, x2, y2)
+  bool probabilities_ = false;            ///< the output is class probabilities
 };
 
 }  // namespace trainer::onnx_export

@@ -89,10 +89,21 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   validator_ = std::make_unique<DetectValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = build_detector({shared.run.model, 3, classes()});
+  choose_branch(splits);
   loss_options_.box = detect.box;
   loss_options_.cls = detect.cls;
   loss_options_.dfl = detect.dfl;
   set_planned_epochs(shared.schedule.epochs);
+}
+
+void DetectTask::choose_branch(DataSplits splits) {
+  if (detect_.end2end.value_or(false) && !model_.end2end) {
+    throw UserError("end2end=true: " + shared_.run.model +
+                    " has no end-to-end (one-to-one) branch; YOLO26 and model yamls with `end2end: True` have one");
+  }
+  // As Ultralytics 8.4, `end2end` chooses the branch where a model is used (val, predict, export),
+  // not while it trains: training and its validation keep the model's own.
+  one_to_one_ = model_.end2end && (splits == DataSplits::train_and_val || detect_.end2end.value_or(true));
 }
 
 void DetectTask::set_planned_epochs(int64_t epochs) {
@@ -203,10 +214,11 @@ LossOutput DetectTask::loss_of(const std::vector<torch::Tensor>& levels, const t
 }
 
 torch::Tensor DetectTask::decoded(const std::vector<torch::Tensor>& levels) const {
-  if (!model_.end2end) return decode_predictions(levels, model_.strides, model_.reg_max, BoxFormat::xyxy);
-  const std::vector<torch::Tensor> one_to_one(levels.begin() + static_cast<std::ptrdiff_t>(model_.strides.size()),
-                                              levels.end());
-  return decode_predictions(one_to_one, model_.strides, model_.reg_max, BoxFormat::xyxy);
+  // An end-to-end head gives its one-to-many levels, then its one-to-one levels.
+  const auto count = static_cast<std::ptrdiff_t>(model_.strides.size());
+  const auto first = one_to_one_ ? levels.begin() + count : levels.begin();
+  const std::vector<torch::Tensor> branch(first, first + count);
+  return decode_predictions(branch, model_.strides, model_.reg_max, BoxFormat::xyxy);
 }
 
 torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
@@ -217,12 +229,21 @@ torch::Tensor DetectTask::predictions(const torch::Tensor& input) {
 }
 
 std::vector<torch::Tensor> DetectTask::detections(const torch::Tensor& predictions, double confidence) const {
-  if (model_.end2end) return top_detections(predictions, detect_.max_det, confidence);
+  if (one_to_one_) return top_detections(predictions, detect_.max_det, confidence);
   NmsOptions nms;
   nms.confidence = confidence;
   nms.iou = detect_.iou;
   nms.max_detections = detect_.max_det;
   return non_max_suppression(predictions.cpu(), nms);
+}
+
+onnx_export::ModelGraph DetectTask::export_graph() const {
+  return [graph = model_.onnx_graph, one_to_one = one_to_one_, max_det = detect_.max_det](
+             onnx_export::GraphBuilder& builder, onnx_export::GraphRequest request) {
+    request.end2end = one_to_one;
+    request.max_det = max_det;
+    return graph(builder, request);
+  };
 }
 
 ModelCard DetectTask::model_card() const {

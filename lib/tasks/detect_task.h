@@ -52,7 +52,8 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   std::vector<std::string> predict(const std::vector<std::string>& sources, const torch::Device& device,
                                    const PredictOptions& options) override;
   ModelCard model_card() const override;
-  onnx_export::ModelGraph export_graph() const override { return model_.onnx_graph; }
+  // The model's graph with the branch and max_det chosen for use (end2end, max_det).
+  onnx_export::ModelGraph export_graph() const override;
 
  private:
   // Ultralytics' confidence threshold when `conf` is unset for what predict shows and what the
@@ -62,6 +63,9 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   // The data.yaml's classes and its validation (and training) images.
   void open_data(bool with_train_split);
   DetectAugment augment(bool train) const;
+  // Sets one_to_one_ from `end2end` and what the task was made for; end2end=true on a model
+  // without that branch is a UserError.
+  void choose_branch(DataSplits splits);
   // cache=ram: the memos, unless the images would crowd the available memory (then a warning).
   void make_memos();
   // The loss of the head's outputs: the v8 loss, or YOLO26's end-to-end loss for its two branches.
@@ -86,6 +90,7 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   std::unique_ptr<ImageMemo> val_memo_;
   std::vector<size_t> train_indices_;
   DetectorModel model_;
+  bool one_to_one_ = false;  ///< detections from an end-to-end head's one-to-one branch, without NMS
   DetectionLossOptions loss_options_;
   std::unique_ptr<DetectionLoss> loss_;                    ///< null for an end-to-end head
   std::unique_ptr<EndToEndDetectionLoss> end_to_end_loss_;  ///< that head's; else null

@@ -72,6 +72,18 @@ int64_t available_host_memory_bytes() {
   return -1;
 }
 
+double used_memory_mb(const c10::Device& device) {
+#ifdef TRAINER_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(cuda_index(device));
+    const auto aggregate = static_cast<size_t>(compat::allocator_stats::StatType::AGGREGATE);
+    return static_cast<double>(stats.reserved_bytes[aggregate].current + stats.allocated_bytes[aggregate].current) /
+           (1024.0 * 1024.0);
+  }
+#endif
+  return 0;
+}
+
 double total_memory_mb(const c10::Device& device) {
 #ifdef TRAINER_CUDA
   if (device.is_cuda()) {

@@ -14,6 +14,9 @@ void reset_peak_memory(const c10::Device& device);
 // Bytes of host memory the system can still give without swapping (Linux's MemAvailable), or -1
 // where it cannot tell.
 int64_t available_host_memory_bytes();
+// What the caching allocator holds on a CUDA device now, reserved plus allocated in MB, as
+// Ultralytics' AutoBatch counts it; 0 on the CPU.
+double used_memory_mb(const c10::Device& device);
 // The device's total memory in MB (the machine's RAM for the CPU); 0 when unknown.
 double total_memory_mb(const c10::Device& device);
 // What the device is, for keys of cached decisions: the GPU's name, or the CPU's model name.

@@ -11,6 +11,10 @@ a run's last.pt of 8.3 ("model" None, "ema" the fp16 model, a yaml of yolo11.yam
 Ultralytics names (Conv, Bottleneck ...). Writes
   yolo11n.pt   the checkpoint (5 classes)
   yolo11n_weights.pt   torch.save(model.state_dict()) of the same fp16 weights
+and the -cls models as ultralytics.nn.tasks.ClassificationModel (Classify under nn.modules.head,
+C2f under nn.modules.block), each with its model yaml's dict (yaml_file naming it, "scale": "n"):
+  yolo11n-cls.pt, yolo26n-cls.pt (one architecture, told apart by yaml_file only), yolov8n-cls.pt
+  (2 classes) and NAME_weights.pt, their state dicts
 """
 import os
 import sys
@@ -27,12 +31,23 @@ class DetectionModel(y11.YoloModel):
     pass
 
 
+class ClassificationModel(y11.YoloModel):
+    pass
+
+
 for cls in (y11.Conv, y11.Concat):
     v8file.place(cls, "ultralytics.nn.modules.conv")
 for cls in (y11.C3k2, y11.C3k, y11.C2PSA, y11.PSABlock, y11.Attention, y11.Bottleneck, y11.SPPF, y11.DFL):
     v8file.place(cls, "ultralytics.nn.modules.block")
+v8file.place(y11.C2f, "ultralytics.nn.modules.block")
 v8file.place(y11.Detect, "ultralytics.nn.modules.head")
+v8file.place(y11.Classify, "ultralytics.nn.modules.head")
 v8file.place(DetectionModel, "ultralytics.nn.tasks")
+v8file.place(ClassificationModel, "ultralytics.nn.tasks")
+CLS_CLASSES = ["bright", "dark"]  # write_two_class_images' folders
+# name -> (layers, scales) of the -cls model yamls
+CLASSIFIERS = {"yolo11n-cls": (y11.YOLO11_CLS, y11.SCALES), "yolo26n-cls": (y11.YOLO11_CLS, y11.SCALES),
+               "yolov8n-cls": (y11.YOLOV8_CLS, y11.V8_CLS_SCALES)}
 
 
 def yaml_yolo11():
@@ -55,11 +70,36 @@ def model():
     return net.half()
 
 
+def classifier(name):
+    layers, scales = CLASSIFIERS[name]
+    torch.manual_seed(1)
+    net = ClassificationModel("n", len(CLS_CLASSES), layers, scales).eval()
+    y11.randomize(net)
+    for i, layer in enumerate(net.model):
+        layer.i, layer.f, layer.type = i, net.froms[i], type(layer).__module__ + "." + type(layer).__name__
+    net.stride = torch.Tensor([1])
+    net.yaml = {"nc": len(CLS_CLASSES), "scales": {k: list(v) for k, v in scales.items()}, "backbone": layers[:-1],
+                "head": layers[-1:], "scale": "n", "yaml_file": name.replace("n-cls", "n-cls.yaml"), "ch": 3}
+    net.names = dict(enumerate(CLS_CLASSES))
+    net.args = v8file.IterableSimpleNamespace(**{**v8file.train_args(), "model": name + ".pt", "task": "classify"})
+    return net.half()
+
+
+def save_classifiers(out_dir):
+    for name in CLASSIFIERS:
+        checkpoint = {"epoch": -1, "best_fitness": None, "model": classifier(name), "ema": None, "updates": None,
+                      "optimizer": None, "train_args": {**v8file.train_args(), "task": "classify"},
+                      **v8file.header("8.4.0")}
+        torch.save(checkpoint, os.path.join(out_dir, name + ".pt"))
+        torch.save(OrderedDict(classifier(name).state_dict()), os.path.join(out_dir, name + "_weights.pt"))
+
+
 def main(out_dir):
     checkpoint = {"epoch": 2, "best_fitness": None, "model": None, "ema": model(), "updates": 12, "optimizer": None,
                   "train_args": {**v8file.train_args(), "model": "yolo11n.pt"}, **v8file.header("8.3.40")}
     torch.save(checkpoint, os.path.join(out_dir, "yolo11n.pt"))
     torch.save(OrderedDict(model().state_dict()), os.path.join(out_dir, "yolo11n_weights.pt"))
+    save_classifiers(out_dir)
 
 
 if __name__ == "__main__":
