@@ -403,3 +403,33 @@ TEST_CASE("large JPEGs decode reduced to the crop's need and give the pixels of 
     CHECK(observed.largest_reduction == 8);
   }
 }
+
+TEST_CASE("photographs decoded by region give the same pixel batches for any worker count, and on resume", "[data]") {
+  testing::TempDir root;
+  write_photo_tree(root, 4);
+  const ImageFolder folder(root.path().string(), Split::train, 0.0);
+  ClassifyAugment augment = augment_of(40, 2, 0.5, true);
+  augment.scale = 0.9;  // regions from a tenth of the area: some decode reduced, some whole
+  augment.color_jitter = {0.4, 0.4, 0.4, 0.01};
+  const auto collate = make_classify_collate(folder, augment, folder.normalization(), 13);
+  const auto batches = make_batches(epoch_order(subset_indices(4, 1.0, 0), 13, 3, true), 1, false);
+  std::vector<std::vector<torch::Tensor>> runs;
+  for (const int64_t workers : {0, 1, 3}) {
+    Loader loader(collate, workers, 2);
+    loader.start_epoch(batches, 3);
+    runs.push_back(inputs_of(loader));
+  }
+  REQUIRE(runs[0].size() == 4);
+  CHECK(runs[0][0].dtype() == torch::kUInt8);
+  for (size_t b = 0; b < runs[0].size(); ++b) {
+    CHECK(torch::equal(runs[1][b], runs[0][b]));
+    CHECK(torch::equal(runs[2][b], runs[0][b]));
+  }
+  // A run resumed at the epoch's third batch goes on with the batches the whole epoch gave.
+  Loader resumed(collate, 2, 2);
+  resumed.start_epoch(batches, 3, 2);
+  const std::vector<torch::Tensor> rest = inputs_of(resumed);
+  REQUIRE(rest.size() == 2);
+  CHECK(torch::equal(rest[0], runs[0][2]));
+  CHECK(torch::equal(rest[1], runs[0][3]));
+}
