@@ -67,6 +67,22 @@ std::vector<torch::Tensor> inputs_of(Loader& loader) {
   return inputs;
 }
 
+// The epoch's inputs with 0 workers, after checking that 1 and 3 workers give them bit for bit.
+std::vector<torch::Tensor> inputs_for_any_worker_count(const Loader::Collate& collate,
+                                                       const std::vector<std::vector<size_t>>& batches, int64_t epoch) {
+  std::vector<std::vector<torch::Tensor>> runs;
+  for (const int64_t workers : {0, 1, 3}) {
+    Loader loader(collate, workers, 2);
+    loader.start_epoch(batches, epoch);
+    runs.push_back(inputs_of(loader));
+  }
+  for (size_t b = 0; b < runs[0].size(); ++b) {
+    CHECK(torch::equal(runs[1][b], runs[0][b]));
+    CHECK(torch::equal(runs[2][b], runs[0][b]));
+  }
+  return runs[0];
+}
+
 }  // namespace
 
 TEST_CASE("classify collate stacks uint8 CHW batches with int64 targets, normalised by the task", "[data]") {
@@ -148,20 +164,11 @@ TEST_CASE("train augmentation is identical for any worker count and changes per 
   augment.auto_augment.policy = AutoAugmentPolicy::randaugment;
   const auto collate = make_classify_collate(data, augment, data.normalization(), 11);
   const auto batches = make_batches(epoch_order(subset_indices(40, 1.0, 0), 11, 0, true), 8, false);
-  std::vector<std::vector<torch::Tensor>> runs;
-  for (const int64_t workers : {0, 1, 3}) {
-    Loader loader(collate, workers, 2);
-    loader.start_epoch(batches, 0);
-    runs.push_back(inputs_of(loader));
-  }
-  REQUIRE(runs[0].size() == 5);
-  for (size_t b = 0; b < runs[0].size(); ++b) {
-    CHECK(torch::equal(runs[1][b], runs[0][b]));
-    CHECK(torch::equal(runs[2][b], runs[0][b]));
-  }
+  const std::vector<torch::Tensor> first = inputs_for_any_worker_count(collate, batches, 0);
+  CHECK(first.size() == 5);
   Loader loader(collate, 2, 2);
   loader.start_epoch(batches, 1);
-  CHECK_FALSE(torch::equal(loader.next()->input, runs[0][0]));
+  CHECK_FALSE(torch::equal(loader.next()->input, first[0]));
 }
 
 namespace {
@@ -413,23 +420,14 @@ TEST_CASE("photographs decoded by region give the same pixel batches for any wor
   augment.color_jitter = {0.4, 0.4, 0.4, 0.01};
   const auto collate = make_classify_collate(folder, augment, folder.normalization(), 13);
   const auto batches = make_batches(epoch_order(subset_indices(4, 1.0, 0), 13, 3, true), 1, false);
-  std::vector<std::vector<torch::Tensor>> runs;
-  for (const int64_t workers : {0, 1, 3}) {
-    Loader loader(collate, workers, 2);
-    loader.start_epoch(batches, 3);
-    runs.push_back(inputs_of(loader));
-  }
-  REQUIRE(runs[0].size() == 4);
-  CHECK(runs[0][0].dtype() == torch::kUInt8);
-  for (size_t b = 0; b < runs[0].size(); ++b) {
-    CHECK(torch::equal(runs[1][b], runs[0][b]));
-    CHECK(torch::equal(runs[2][b], runs[0][b]));
-  }
+  const std::vector<torch::Tensor> whole = inputs_for_any_worker_count(collate, batches, 3);
+  REQUIRE(whole.size() == 4);
+  CHECK(whole[0].dtype() == torch::kUInt8);
   // A run resumed at the epoch's third batch goes on with the batches the whole epoch gave.
   Loader resumed(collate, 2, 2);
   resumed.start_epoch(batches, 3, 2);
   const std::vector<torch::Tensor> rest = inputs_of(resumed);
   REQUIRE(rest.size() == 2);
-  CHECK(torch::equal(rest[0], runs[0][2]));
-  CHECK(torch::equal(rest[1], runs[0][3]));
+  CHECK(torch::equal(rest[0], whole[2]));
+  CHECK(torch::equal(rest[1], whole[3]));
 }
