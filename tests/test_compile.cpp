@@ -17,6 +17,7 @@
 #include "compile/execution_probe.h"
 #include "compile/graph_executor.h"
 #include "compile/shape_registry.h"
+#include "data/normalized_input.h"
 #include "engine/eager_executor.h"
 #include "engine/execution_config.h"
 #include "engine/trainer.h"
@@ -435,11 +436,18 @@ std::vector<MicroStep> mixed_steps() {
           {{14, 15}, 2, false, false, true}};
 }
 
+// A two-class batch with its pixels normalised on the CPU, as the task would normalise them in the
+// step (the same values): a float input can be poisoned with inf or NaN, pixels cannot.
+Batch as_float(Batch batch) {
+  batch.input = normalized_input(batch.input, {{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}});
+  return batch;
+}
+
 // Runs `steps` through `executor` on `task`'s training samples and returns the statistics.
 StepStats run_steps(Task& task, StepExecutor& executor, const std::vector<MicroStep>& steps) {
   const Loader::Collate collate = task.training().train_collate(7);
   for (const MicroStep& step : steps) {
-    Batch batch = collate(step.indices, 0);
+    Batch batch = as_float(collate(step.indices, 0));
     if (step.poisoned) batch.input.fill_(std::numeric_limits<float>::quiet_NaN());
     executor.micro_step(batch, step.group_samples, step.padding);
     if (step.ends_group) executor.update();
@@ -661,7 +669,7 @@ TEST_CASE("CUDA graphs follow the eager loss trajectory and skip an injected inf
         // sensitive to rounding.
         std::vector<size_t> indices;
         for (size_t i = 0; i < 8; ++i) indices.push_back((static_cast<size_t>(update) * 16 + m * 8 + i) * 37 % 128);
-        Batch batch = collate(indices, 0);
+        Batch batch = as_float(collate(indices, 0));
         if (update == kPoisoned) batch.input.fill_(std::numeric_limits<float>::infinity());
         batch.to(plan.device);
         executor->micro_step(batch, 16);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "data/detect/detect_collate.h"
+#include "data/normalized_input.h"
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "detect_files.h"
@@ -93,21 +94,24 @@ size_t check_boxes_on_objects(const DetectDataset& data, const DetectAugment& au
 
 }  // namespace
 
-TEST_CASE("detect collate stacks [B,3,S,S] inputs in [0,1] and [B,R,5] pixel targets padded with -1", "[detect-data]") {
+TEST_CASE("detect collate stacks [B,3,S,S] uint8 inputs and [B,R,5] pixel targets padded with -1", "[detect-data]") {
   TempDir dir;
   const DetectDataset data = open(write_images(dir));
   const Batch batch = make_detect_collate(data, small(false), 0)({0, 4}, 0);
   CHECK(batch.size == 2);
   CHECK(batch.input.sizes() == torch::IntArrayRef{2, 3, 64, 64});
   CHECK(batch.target.sizes() == torch::IntArrayRef{2, 6, 5});
-  CHECK(batch.input.dtype() == torch::kFloat32);
+  CHECK(batch.input.dtype() == torch::kUInt8);
   CHECK(batch.target.dtype() == torch::kFloat32);
   CHECK(batch.dropped_boxes == 0);
   // Image 0 is 96x64 -> 64x43 (not enlarged, only shrunk), padded 10 rows on top.
-  CHECK(batch.input[0][0][0][0].item<float>() == Approx(114 / 255.0));
+  CHECK(batch.input[0][0][0][0].item<int64_t>() == 114);
   // Object 0 spans x [3.3, 23.3], y [13.4, 26.8] there.
-  CHECK(batch.input[0][0][20][10].item<float>() == Approx(class_colour(0)[0] / 255.0));
-  CHECK(batch.input[0][2][20][10].item<float>() == Approx(class_colour(0)[2] / 255.0));
+  CHECK(batch.input[0][0][20][10].item<int64_t>() == class_colour(0)[0]);
+  CHECK(batch.input[0][2][20][10].item<int64_t>() == class_colour(0)[2]);
+  // The task scales them to [0, 1] where the step runs, within a float32 rounding of p / 255.
+  const torch::Tensor scaled = normalized_input(batch.input, {{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}});
+  CHECK(torch::allclose(scaled, batch.input.to(torch::kFloat).div(255.0), 0.0, 1e-7));
   const auto first = batch.target[0][0];
   CHECK(first[0].item<float>() == 0);
   CHECK(first[1].item<float>() == Approx(20 * 64 / 96.0));  // centre x: (5 + 15) * 2/3

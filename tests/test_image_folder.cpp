@@ -1,13 +1,16 @@
 // ImageFolder on tiny trees written with cv::imwrite: class listing, colour handling, the
 // corrupt-file policy (skip, count, warn; fail past max_bad_fraction) and the scan cache; image
-// headers, EXIF orientation and reduced JPEG decoding.
+// headers, EXIF orientation, reduced JPEG decoding and the decoding of a JPEG region alone.
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <fstream>
 
+#include "config/setting_types.h"
 #include "data/classify/image_folder.h"
 #include "data/classify/open_dataset.h"
+#include "data/jpeg_region.h"
 #include "data/read_image.h"
 #include "idx_files.h"
 #include "test_helpers.h"
@@ -252,4 +255,84 @@ TEST_CASE("ImageFolder keeps its scan beside the split and reuses it only for th
   std::filesystem::remove(cache);
   CHECK_FALSE(ImageFolder(dir, Split::train, 0.5, 224, false).from_cache());
   CHECK_FALSE(std::filesystem::exists(cache));
+}
+
+namespace {
+
+// A photograph-like JPEG: colour ramps under detail at every scale (noise), chroma subsampled as
+// cameras and cv::imwrite store it.
+void write_detailed_jpeg(const std::filesystem::path& path, cv::Size size, bool grey) {
+  cv::Mat image(size, CV_8UC3);
+  cv::randu(image, cv::Scalar::all(0), cv::Scalar::all(255));
+  cv::GaussianBlur(image, image, cv::Size(0, 0), 1.5);
+  for (int y = 0; y < size.height; ++y)
+    for (int x = 0; x < size.width; ++x) image.at<cv::Vec3b>(y, x)[2] = uint8_t(x * 255 / size.width);
+  if (grey) cv::cvtColor(image, image, cv::COLOR_BGR2GRAY);
+  cv::imwrite(path.string(), image);
+}
+
+int largest_difference(const cv::Mat& a, const cv::Mat& b) {
+  REQUIRE(a.size() == b.size());
+  REQUIRE(a.type() == b.type());
+  cv::Mat difference;
+  cv::absdiff(a, b, difference);
+  double largest = 0;
+  cv::minMaxLoc(difference.reshape(1), nullptr, &largest);
+  return int(largest);
+}
+
+}  // namespace
+
+TEST_CASE("a JPEG region decodes to the pixels of the whole decode at the same scale, cropped", "[data]") {
+  TempDir dir;
+  write_detailed_jpeg(dir / "colour.jpg", cv::Size(501, 375), false);
+  write_detailed_jpeg(dir / "grey.jpg", cv::Size(501, 375), true);
+  const std::vector<cv::Rect> regions = {{0, 0, 501, 375}, {37, 21, 300, 250}, {200, 120, 301, 255}, {5, 3, 9, 11}};
+  for (const char* name : {"colour.jpg", "grey.jpg"}) {
+    for (const int64_t channels : {1, 3}) {
+      for (const int reduction : {1, 2, 4, 8}) {
+        const cv::Mat whole = read_image(dir / name, channels, reduction);
+        for (const cv::Rect& region : regions) {
+          INFO(name << " channels " << channels << " reduction " << reduction << " region " << region);
+          const auto part = read_jpeg_region(dir / name, channels, region, reduction);
+          REQUIRE(part);
+          const cv::Rect expected = reduced_region(region, cv::Size(501, 375), whole.size());
+          CHECK(largest_difference(*part, whole(expected)) == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a JPEG region leaves turned files to read_image and names a file it cannot read", "[data]") {
+  TempDir dir;
+  write_turned_jpeg(dir / "turned.jpg", cv::Size(40, 24));
+  write_garbage(dir / "garbage.jpg");
+  std::ofstream(dir / "cut.jpg") << "\xFF\xD8\xFF\xE0";
+  CHECK_FALSE(read_jpeg_region(dir / "turned.jpg", 3, cv::Rect(0, 0, 24, 40), 1));
+  CHECK_THROWS_WITH(read_jpeg_region(dir / "garbage.jpg", 3, cv::Rect(0, 0, 4, 4), 1), Contains("garbage.jpg"));
+  CHECK_THROWS_WITH(read_jpeg_region(dir / "cut.jpg", 3, cv::Rect(0, 0, 4, 4), 1), Contains("cut.jpg"));
+  CHECK_THROWS_WITH(read_jpeg_region(dir / "none.jpg", 3, cv::Rect(0, 0, 4, 4), 1), Contains("none.jpg"));
+  set_max_image_pixels(100);
+  write_detailed_jpeg(dir / "large.jpg", cv::Size(20, 10), false);
+  CHECK_THROWS_WITH(read_jpeg_region(dir / "large.jpg", 3, cv::Rect(0, 0, 4, 4), 1), Contains("max_image_pixels"));
+  set_max_image_pixels(kPilMaxImagePixels);
+}
+
+TEST_CASE("ImageFolder decodes a JPEG region as the whole reduced image cropped, and turned ones upright", "[data]") {
+  TempDir root;
+  for (const char* split : {"train", "val"}) std::filesystem::create_directories(root / split / "a");
+  write_detailed_jpeg(root / "train/a/0.jpg", cv::Size(400, 300), false);
+  write_turned_jpeg(root / "train/a/1.jpg", cv::Size(40, 24));
+  cv::imwrite((root / "train/a/2.png").string(), cv::Mat(30, 20, CV_8UC3, cv::Scalar(1, 2, 3)));
+  cv::imwrite((root / "val/a/0.png").string(), cv::Mat(8, 8, CV_8UC3, cv::Scalar(1, 2, 3)));
+  const ImageFolder folder(root.path().string(), Split::train, 0.0, 224, false);
+  const cv::Rect region(50, 40, 300, 200);
+  const cv::Mat part = folder.region_image(0, region, 2);
+  CHECK(largest_difference(part, folder.reduced_image(0, 2)(cv::Rect(25, 20, 150, 100))) == 0);
+  // The turned file: the region is in the upright image's pixels (24 wide, 40 high).
+  const cv::Mat top = folder.region_image(1, cv::Rect(0, 0, 24, 10), 1);
+  CHECK(top.size() == cv::Size(24, 10));
+  CHECK(top.at<cv::Vec3b>(2, 12)[0] > 200);
+  CHECK(folder.region_image(2, cv::Rect(2, 3, 10, 12), 1).size() == cv::Size(10, 12));
 }

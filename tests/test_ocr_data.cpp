@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "data/normalized_input.h"
 #include "data/ocr/charset.h"
 #include "data/ocr/ocr_dataset.h"
 #include "data/ocr/ocr_labels.h"
@@ -171,11 +172,14 @@ TEST_CASE("the collate pads to the bucket by repeating the last column and encod
   const Batch batch = collate_text_lines({narrow, wide}, &labels, charset, shape);
   CHECK(batch.size == 2);
   CHECK(batch.input.sizes() == torch::IntArrayRef({2, 1, 32, 64}));  // 40 px needs the 64 bucket
-  const torch::Tensor first = batch.input[0][0];
+  REQUIRE(batch.input.dtype() == torch::kUInt8);  // pixels: the task normalises them where the step runs
+  const torch::Tensor input = normalized_input(batch.input, {{0.5}, {0.5}});
+  const torch::Tensor first = input[0][0];
   CHECK(first[5][0].item<float>() == Approx(-1.0f));                    // 0 -> -1
   CHECK(first[5][19].item<float>() == Approx(190 / 127.5 - 1));         // the last column ...
   CHECK(torch::all(first.narrow(1, 20, 44) == first.narrow(1, 19, 1)).item<bool>());  // ... repeated
-  CHECK(torch::all(batch.input[1] == 1.0f).item<bool>());
+  CHECK(torch::all(input[1] == 1.0f).item<bool>());
+  CHECK(torch::allclose(input, batch.input.to(torch::kFloat).div(127.5).sub(1.0), 0.0, 1e-6));
   CHECK(torch::equal(batch.target, torch::tensor({1, 2, 0, 0, 3, 1, 2, 0}, torch::kLong).reshape({2, 4})));
   CHECK(torch::equal(batch.target_lengths, torch::tensor({2, 3}, torch::kLong)));
 

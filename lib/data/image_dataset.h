@@ -4,6 +4,8 @@
 #include <c10/util/Exception.h>
 #include <opencv2/core.hpp>
 
+#include "data/read_image.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,6 +40,14 @@ class ImageDataset {
   virtual cv::Mat reduced_image(size_t i, int reduction) const {
     TORCH_INTERNAL_ASSERT(reduction == 1, "this dataset decodes images at their own size only");
     return image(i);
+  }
+  // image(i)'s `region` (in image(i)'s pixels, inside geometry(i).size) at 1/reduction of each
+  // side, decoding no more of the file than a dataset can avoid; at most half a reduced pixel off
+  // at each edge (reduced_region). By default the reduced image, cropped.
+  virtual cv::Mat region_image(size_t i, const cv::Rect& region, int reduction) const {
+    const cv::Mat image = reduced_image(i, reduction);
+    const cv::Rect scaled = reduced_region(region, geometry(i).size, image.size());
+    return scaled.empty() ? image : image(scaled);
   }
   virtual int64_t label(size_t i) const = 0;
   virtual const std::vector<std::string>& class_names() const = 0;

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <fstream>
 
 #include "config/setting_types.h"
@@ -102,14 +103,14 @@ std::optional<cv::Size> png_size(std::ifstream& in) {
   return cv::Size(static_cast<int>(big_endian(&head[16], 4)), static_cast<int>(big_endian(&head[20], 4)));
 }
 
-// EXIF orientations 5-8 turn the picture by a quarter, so the decoded image is the stored one
-// transposed. `exif` is an APP1 payload; anything unexpected in it reads as "not turned".
-bool turned_by_exif(const std::string& exif) {
-  if (exif.size() < 14 || exif.compare(0, 6, std::string("Exif\0\0", 6)) != 0) return false;
+}  // namespace
+
+int exif_orientation(const std::string& exif) {
+  if (exif.size() < 14 || exif.compare(0, 6, std::string("Exif\0\0", 6)) != 0) return 1;
   const auto* tiff = reinterpret_cast<const unsigned char*>(exif.data()) + 6;
   const size_t size = exif.size() - 6;
   const bool little = tiff[0] == 'I' && tiff[1] == 'I';
-  if (!little && !(tiff[0] == 'M' && tiff[1] == 'M')) return false;
+  if (!little && !(tiff[0] == 'M' && tiff[1] == 'M')) return 1;
   const auto number = [&](size_t at, int count) -> uint32_t {
     if (at + size_t(count) > size) return 0;
     uint32_t value = 0;
@@ -120,11 +121,20 @@ bool turned_by_exif(const std::string& exif) {
   const uint32_t entries = number(directory, 2);
   for (uint32_t e = 0; e < entries; ++e) {
     const size_t entry = directory + 2 + 12 * size_t(e);
-    if (entry + 12 > size) return false;
-    if (number(entry, 2) == 0x0112) return number(entry + 8, 2) >= 5 && number(entry + 8, 2) <= 8;
+    if (entry + 12 > size) return 1;
+    if (number(entry, 2) == 0x0112) {
+      const uint32_t orientation = number(entry + 8, 2);
+      return orientation >= 1 && orientation <= 8 ? int(orientation) : 1;
+    }
   }
-  return false;
+  return 1;
 }
+
+namespace {
+
+// EXIF orientations 5-8 turn the picture by a quarter, so the decoded image is the stored one
+// transposed.
+bool turned_by_exif(const std::string& exif) { return exif_orientation(exif) >= 5; }
 
 // Walks the marker segments to the first start-of-frame, which holds height then width, noting
 // the EXIF orientation on the way (APP1 comes before the frame).
@@ -185,6 +195,13 @@ int reduction_keeping(int length, int64_t needed, int max_reduction) {
   int reduction = 1;
   while (reduction * 2 <= max_reduction && int64_t(length) >= int64_t(reduction) * 2 * needed) reduction *= 2;
   return reduction;
+}
+
+cv::Rect reduced_region(const cv::Rect& region, cv::Size full, cv::Size reduced) {
+  const double sx = double(reduced.width) / full.width, sy = double(reduced.height) / full.height;
+  const int x0 = int(std::lround(region.x * sx)), y0 = int(std::lround(region.y * sy));
+  const int x1 = int(std::lround(region.br().x * sx)), y1 = int(std::lround(region.br().y * sy));
+  return cv::Rect(x0, y0, x1 - x0, y1 - y0) & cv::Rect(0, 0, reduced.width, reduced.height);
 }
 
 CheckedImage check_image(const std::string& path) {

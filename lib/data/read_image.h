@@ -29,6 +29,15 @@ cv::Mat read_image(const std::string& path, int64_t channels, int reduction = 1)
 // would keep.
 int reduction_keeping(int length, int64_t needed, int max_reduction);
 
+// `region` of an image of size `full`, in the pixels of the same image decoded at `reduced` (a
+// JPEG's DCT scaling rounds sides up): edges round to the nearest reduced pixel, so they move by
+// at most half of one, and the result is clipped to the reduced image (a file that changed size
+// since it was scanned).
+cv::Rect reduced_region(const cv::Rect& region, cv::Size full, cv::Size reduced);
+
+// The orientation tag (1-8) of a JPEG's EXIF APP1 payload; 1 when it has none or does not parse.
+int exif_orientation(const std::string& exif);
+
 struct ImageHeader {
   cv::Size size;      ///< as read_image returns it: after a JPEG's EXIF orientation
   bool jpeg = false;  ///< read_image may reduce it

@@ -54,7 +54,7 @@ void ClassifyTask::take_data_facts() {
   imgsz_ = shared_.data.imgsz.value_or(val_->native_size());
 }
 
-Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
+Loader::Collate ClassifyTask::train_collate(uint64_t seed, ClassifyStageTimes* times) const {
   TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
   ClassifyAugment augment;
   augment.imgsz = imgsz_;
@@ -68,11 +68,12 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed) const {
   augment.color_jitter = {shared_.data.hsv_v, shared_.data.hsv_v, shared_.data.hsv_s, std::min(shared_.data.hsv_h, 0.5)};
   augment.mix = {classify_.mixup_alpha, classify_.cutmix_alpha, classify_.mixup_prob, classify_.mixup_switch_prob,
                  shared_.data.label_smoothing, classes()};
-  return make_classify_collate(*train_, augment, normalization_, seed);
+  return make_classify_collate(*train_, augment, normalization_, seed, times);
 }
 
 LossOutput ClassifyTask::loss(const Batch& batch) {
-  const torch::Tensor logits = model_.forward(batch.input).to(torch::kFloat);
+  // The first thing of the step: pixels become the model's input where the step runs.
+  const torch::Tensor logits = model_.forward(normalized_input(batch.input, normalization_)).to(torch::kFloat);
   // Summed, in fp32 even under autocast: the engine divides by the samples of the whole group.
   // Validation keeps the plain loss (as timm does), so its figure compares across smoothings.
   // Mixed batches carry class probabilities with the smoothing already folded in.
@@ -88,6 +89,7 @@ LossOutput ClassifyTask::loss(const Batch& batch) {
 
 void ClassifyTask::plot_batch(const Batch& batch, const std::filesystem::path& path) const {
   const torch::Tensor target = batch.target.cpu();
+  const torch::Tensor input = normalized_input(batch.input.cpu(), normalization_);
   std::vector<PlottedSample> samples;
   for (int64_t b = 0; b < batch.size; ++b) {
     std::string caption;
@@ -97,7 +99,7 @@ void ClassifyTask::plot_batch(const Batch& batch, const std::filesystem::path& p
     } else {
       caption = class_names_.at(static_cast<size_t>(target[b].item<int64_t>()));
     }
-    samples.push_back({input_to_rgb(batch.input[b], normalization_.mean, normalization_.std), {}, caption});
+    samples.push_back({input_to_rgb(input[b], normalization_.mean, normalization_.std), {}, caption});
   }
   draw_batch_grid(samples, path);
 }

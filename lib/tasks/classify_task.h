@@ -5,6 +5,7 @@
 #include "config/settings.h"
 #include "data/classify/classify_transform.h"
 #include "data/image_dataset.h"
+#include "data/normalized_input.h"
 #include "engine/deployable.h"
 #include "engine/task.h"
 #include "families/model_family.h"
@@ -28,7 +29,9 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
   Deployable* deployment() override { return this; }
 
   const std::vector<size_t>& train_indices() const override { return train_indices_; }
-  Loader::Collate train_collate(uint64_t seed) const override;
+  Loader::Collate train_collate(uint64_t seed) const override { return train_collate(seed, nullptr); }
+  // The same, gathering where its time goes into `times` (bench_loader --stages).
+  Loader::Collate train_collate(uint64_t seed, ClassifyStageTimes* times) const;
   std::vector<std::string> loss_names() const override { return {"loss"}; }
   LossOutput loss(const Batch& batch) override;
   // Each sample with its class name (a mixed sample: its larger class and that class's share).
@@ -44,9 +47,10 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
   // Class names, channels, normalisation and native size from the validation split.
   void take_data_facts();
   ClassifyAugment evaluation_augment() const;
-  // The logits of an evaluation input, from the deployed copy when there is one.
+  // The logits of an evaluation input (pixels or normalised), from the deployed copy when there is one.
   torch::Tensor logits(const torch::Tensor& input) {
-    return deployed_ ? deployed_->run(input) : model_.forward(input);
+    const torch::Tensor normalised = normalized_input(input, normalization_);
+    return deployed_ ? deployed_->run(normalised) : model_.forward(normalised);
   }
   SharedTaskSettings shared_;
   ClassifySettings classify_;

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "data/detect/detect_collate.h"
+#include "data/normalized_input.h"
 #include "data/image_files.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
@@ -186,9 +187,10 @@ Loader::Collate DetectTask::train_collate(uint64_t seed) const {
 }
 
 void DetectTask::plot_batch(const Batch& batch, const fs::path& path) const {
+  const torch::Tensor input = model_input(batch.input.cpu());
   std::vector<PlottedSample> samples;
   for (int64_t b = 0; b < batch.size; ++b) {
-    PlottedSample sample{input_to_rgb(batch.input[b], {0, 0, 0}, {1, 1, 1}), {}, {}};
+    PlottedSample sample{input_to_rgb(input[b], {0, 0, 0}, {1, 1, 1}), {}, {}};
     const torch::Tensor rows = batch.target[b].to(torch::kFloat).contiguous();
     const auto target = rows.accessor<float, 2>();
     for (int64_t r = 0; r < target.size(0) && target[r][0] >= 0; ++r) {
@@ -207,7 +209,15 @@ void DetectTask::plot_labels(const fs::path& path) const {
   draw_labels(boxes, config_.names, path);
 }
 
-LossOutput DetectTask::loss(const Batch& batch) { return loss_of(model_.forward(batch.input), batch.target); }
+torch::Tensor DetectTask::model_input(const torch::Tensor& input) {
+  static const Normalization kPixelScale{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}};  // Ultralytics: RGB / 255 only
+  return normalized_input(input, kPixelScale);
+}
+
+LossOutput DetectTask::loss(const Batch& batch) {
+  // The first thing of the step: pixels become the model's input where the step runs.
+  return loss_of(model_.forward(model_input(batch.input)), batch.target);
+}
 
 LossOutput DetectTask::loss_of(const std::vector<torch::Tensor>& levels, const torch::Tensor& targets) const {
   return end_to_end_loss_ ? (*end_to_end_loss_)(levels, targets) : (*loss_)(levels, targets);

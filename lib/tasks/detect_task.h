@@ -60,6 +60,9 @@ class DetectTask : public Task, public TaskTraining, public Predictor, public De
   // validation's confusion matrix counts: likely objects.
   static constexpr double kPredictConfidence = 0.25;
 
+  // A batch's input as the model takes it: pixels scaled by 1 / 255 where the step runs (a float
+  // input is scaled already).
+  static torch::Tensor model_input(const torch::Tensor& input);
   // The data.yaml's classes and its validation (and training) images.
   void open_data(bool with_train_split);
   DetectAugment augment(bool train) const;

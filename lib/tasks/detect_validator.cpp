@@ -57,7 +57,8 @@ void DetectValidator::validate_shard(const torch::Device& device, const Shard& s
       task_.classes(), task_.detect_.conf.value_or(DetectTask::kPredictConfidence), kConfusionIou);
   for_each_validation_batch(
       *task_.model_.module, loader, batches.size(), batch_size, device,
-      [&](size_t position, const Batch& batch, const torch::Tensor& input) {
+      [&](size_t position, const Batch& batch, const torch::Tensor& pixels) {
+        const torch::Tensor input = DetectTask::model_input(pixels);
         torch::Tensor predicted;
         if (task_.deployed_) {
           // The exported output has no head logits for the loss.

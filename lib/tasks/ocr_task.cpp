@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "data/image_files.h"
+#include "data/normalized_input.h"
 #include "data/ocr/contrast_stretch.h"
 #include "data/read_image.h"
 #include "data/sampler.h"
@@ -134,10 +135,17 @@ torch::Tensor OcrTask::attn_labels(const Batch& batch) const {
   return attn_text(batch.target, batch.target_lengths, ocr_.batch_max_length);
 }
 
+torch::Tensor OcrTask::model_input(const torch::Tensor& input) {
+  const std::vector<double> half(static_cast<size_t>(input.size(1)), 0.5);  // EasyOCR: (x - 0.5) / 0.5
+  return normalized_input(input, {half, half});
+}
+
 torch::Tensor OcrTask::model_output(const Batch& batch) {
-  if (!attention()) return model_.forward(batch.input);
+  // The first thing of the step: pixels become the model's input where the step runs.
+  const torch::Tensor input = model_input(batch.input);
+  if (!attention()) return model_.forward(input);
   const torch::Tensor text = attn_labels(batch);
-  return model_.teacher_forced(batch.input, text.narrow(1, 0, text.size(1) - 1));
+  return model_.teacher_forced(input, text.narrow(1, 0, text.size(1) - 1));
 }
 
 torch::Tensor OcrTask::evaluation_loss(const torch::Tensor& logits, const Batch& batch) const {
@@ -168,11 +176,12 @@ void OcrTask::plot_batch(const Batch& batch, const std::filesystem::path& path) 
   const torch::Tensor labels = batch.target.cpu().contiguous();
   const torch::Tensor lengths = batch.target_lengths.cpu().contiguous();
   const std::vector<double> half(static_cast<size_t>(batch.input.size(1)), 0.5);  // (x - 0.5) / 0.5 undone
+  const torch::Tensor input = model_input(batch.input.cpu());
   std::vector<PlottedSample> samples;
   for (int64_t b = 0; b < batch.size; ++b) {
     std::u32string text;
     for (int64_t i = 0; i < lengths[b].item<int64_t>(); ++i) text += charset_->character(labels[b][i].item<int64_t>());
-    samples.push_back({input_to_rgb(batch.input[b], half, half), {}, encode_utf8(text)});
+    samples.push_back({input_to_rgb(input[b], half, half), {}, encode_utf8(text)});
   }
   draw_batch_grid(samples, path);
 }

@@ -55,9 +55,14 @@ class OcrTask : public Task, public TaskTraining, public LossSplit, public Predi
   onnx_export::ModelGraph export_graph() const override { return model_.onnx_graph; }
 
  private:
-  // The per-frame logits of an evaluation input, from the deployed copy when there is one.
+  // A batch's input as the model takes it: pixels normalised to [-1, 1] where the step runs (a
+  // float input is normalised already).
+  static torch::Tensor model_input(const torch::Tensor& input);
+  // The per-frame logits of an evaluation input (pixels or normalised), from the deployed copy
+  // when there is one.
   torch::Tensor logits(const torch::Tensor& input) {
-    return deployed_ ? deployed_->run(input) : model_.forward(input);
+    const torch::Tensor normalised = model_input(input);
+    return deployed_ ? deployed_->run(normalised) : model_.forward(normalised);
   }
   bool attention() const { return ocr_.prediction == OcrPrediction::attn; }
   // The batch's labels as the Attn decoder reads and predicts them (tasks/attn_text.h).

@@ -1,12 +1,16 @@
 #include "data/classify/classify_transform.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "data/classify/classify_crop.h"
+#include "data/normalized_input.h"
 #include "data/read_image.h"
 #include "data/resize_image.h"
 #include "data/rng.h"
+
+#include <opencv2/core.hpp>
 
 namespace trainer {
 namespace {
@@ -34,28 +38,31 @@ cv::Rect source_region(const ClassifyAugment& augment, cv::Size image, SplitMix6
   return centre_crop(image, 1.0);
 }
 
-// The sample's source region, decoded. Where the dataset knows an image's size before decoding
-// it, the region is drawn from that size and a JPEG is decoded at 1/2, 1/4 or 1/8 of each side
-// when the region stays at least `side` pixels in both directions: libjpeg scales in the DCT, far
-// cheaper than decoding a large photograph whole and shrinking it, and the region is shrunk to
-// `side` either way. The draws are the same as from the decoded image's own size.
-cv::Mat region_pixels(const ImageDataset& data, size_t index, const ClassifyAugment& augment, SplitMix64& rng) {
-  const ImageGeometry geometry = data.geometry(index);
-  if (geometry.size.empty()) {
+// Where the sample comes from: drawn from the size the dataset knows before decoding (then a
+// JPEG is decoded at 1/2, 1/4 or 1/8 of each side when the region stays at least `side` pixels
+// in both directions: libjpeg scales in the DCT, far cheaper than decoding a large photograph
+// whole and shrinking it, and the region is shrunk to `side` either way), else from the decoded
+// image's own size. The draws are the same either way.
+struct SourceRegion {
+  cv::Rect region;     // empty: only decoding the whole image tells its size
+  int reduction = 1;
+};
+
+SourceRegion draw_region(const ImageGeometry& geometry, const ClassifyAugment& augment, SplitMix64& rng) {
+  if (geometry.size.empty()) return {};
+  const cv::Rect region = source_region(augment, geometry.size, rng);
+  return {region, reduction_keeping(std::min(region.width, region.height), augment.imgsz, geometry.max_reduction)};
+}
+
+// The region's pixels; only its rows and columns are decoded where the dataset can
+// (ImageDataset::region_image).
+cv::Mat region_pixels(const ImageDataset& data, size_t index, const SourceRegion& source,
+                      const ClassifyAugment& augment, SplitMix64& rng) {
+  if (source.region.empty()) {
     const cv::Mat image = data.image(index);
     return image(source_region(augment, image.size(), rng));
   }
-  const cv::Rect region = source_region(augment, geometry.size, rng);
-  const int reduction =
-      reduction_keeping(std::min(region.width, region.height), augment.imgsz, geometry.max_reduction);
-  const cv::Mat image = data.reduced_image(index, reduction);
-  // Edges round to the nearest reduced pixel, so they move by at most half of one (a region keeps
-  // at least `side` of them); the clip absorbs a file that changed size since the scan.
-  const double sx = double(image.cols) / geometry.size.width, sy = double(image.rows) / geometry.size.height;
-  const int x0 = int(std::lround(region.x * sx)), y0 = int(std::lround(region.y * sy));
-  const int x1 = int(std::lround(region.br().x * sx)), y1 = int(std::lround(region.br().y * sy));
-  const cv::Rect scaled = cv::Rect(x0, y0, x1 - x0, y1 - y0) & cv::Rect(0, 0, image.cols, image.rows);
-  return scaled.empty() ? image : image(scaled);
+  return data.region_image(index, source.region, source.reduction);
 }
 
 // Zero after normalisation: the dataset's mean colour.
@@ -67,77 +74,125 @@ void erase(const cv::Rect& box, int64_t side, int64_t channels, float* out) {
   }
 }
 
-// Writes one HWC uint8 image into CHW float planes in a single pass: crop, flip, scale and
-// normalise fused, with plain loops so no ATen parallel region opens on a loader thread.
-void write_sample(const cv::Mat& image, const Placement& placement, const std::vector<float>& scale,
-                  const std::vector<float>& offset, float* out) {
+// Writes one HWC uint8 image, already flipped, into CHW planes in a single pass with the pad
+// shift, each value through `level` (channel, pixel) -> Out, with plain loops so no ATen parallel
+// region opens on a loader thread. The shift is the placement's as seen before the flip
+// (mirrored after it).
+template <typename Out, typename Level>
+void write_sample(const cv::Mat& image, const Placement& placement, const Level& level, Out* out) {
   const int64_t side = image.rows, channels = image.channels();
   const int64_t plane = side * side;
+  const int64_t dx = placement.flip ? -placement.dx : placement.dx;
   for (int64_t y = 0; y < side; ++y) {
     const int64_t sy = y + placement.dy;
     const uint8_t* row = sy >= 0 && sy < side ? image.ptr<uint8_t>(int(sy)) : nullptr;
     for (int64_t x = 0; x < side; ++x) {
-      const int64_t sx = (placement.flip ? side - 1 - x : x) + placement.dx;
+      const int64_t sx = x + dx;
       const bool inside = row && sx >= 0 && sx < side;
       for (int64_t c = 0; c < channels; ++c) {
-        const float pixel = inside ? float(row[sx * channels + c]) : 0.0f;
-        out[c * plane + y * side + x] = pixel * scale[c] + offset[c];
+        out[c * plane + y * side + x] = level(c, inside ? row[sx * channels + c] : uint8_t(0));
       }
     }
   }
 }
 
+// Adds the time since the last lap to a stage of `times`; free when there are none to keep.
+class StageClock {
+ public:
+  explicit StageClock(ClassifyStageTimes* times) : times_(times) {
+    if (times_) last_ = std::chrono::steady_clock::now();
+  }
+  void lap(double ClassifyStageTimes::*stage) {
+    if (!times_) return;
+    const auto now = std::chrono::steady_clock::now();
+    times_->*stage += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  ClassifyStageTimes* times_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Sample `index`: decoded, cropped, resized, flipped and jittered (or given its policy), uint8
+// HWC at side x side, with the placement it is written into the batch at.
+cv::Mat augmented_sample(const ImageDataset& data, size_t index, const ClassifyAugment& augment, uint64_t seed,
+                         int64_t epoch, SplitMix64& rng, Placement& placement, StageClock& clock) {
+  placement = draw_placement(augment, rng);
+  const SourceRegion source = draw_region(data.geometry(index), augment, rng);
+  clock.lap(&ClassifyStageTimes::crop);
+  const cv::Mat region = region_pixels(data, index, source, augment, rng);
+  TORCH_INTERNAL_ASSERT(region.depth() == CV_8U && region.channels() == data.channels(), "dataset image ", index,
+                        " breaks the ImageDataset contract");
+  clock.lap(&ClassifyStageTimes::decode);
+  const int side = int(augment.imgsz);
+  cv::Mat sample = resize_averaging(region, cv::Size(side, side));
+  clock.lap(&ClassifyStageTimes::resize);
+  if (augment.train && augment.auto_augment.policy != AutoAugmentPolicy::none) {
+    SplitMix64 policy_rng(derive_seed(seed, RngStream::auto_augment, {uint64_t(epoch), uint64_t(index)}));
+    sample = auto_augment(sample, augment.auto_augment, policy_rng);
+  } else if (augment.train && augment.color_jitter.active()) {
+    SplitMix64 jitter_rng(derive_seed(seed, RngStream::color_jitter, {uint64_t(epoch), uint64_t(index)}));
+    sample = apply_color_jitter(sample, draw_color_jitter(augment.color_jitter, jitter_rng));
+  }
+  clock.lap(&ClassifyStageTimes::jitter);
+  if (placement.flip) {
+    cv::Mat flipped;  // never in place: `sample` may be the dataset's own pixels
+    cv::flip(sample, flipped, 1);
+    sample = flipped;
+  }
+  clock.lap(&ClassifyStageTimes::flip);
+  return sample;
+}
+
 }  // namespace
 
-Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment augment,
-                                      Normalization norm, uint64_t seed) {
+Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment augment, Normalization norm,
+                                      uint64_t seed, ClassifyStageTimes* times) {
   const int64_t channels = data.channels();
   TORCH_INTERNAL_ASSERT(augment.imgsz >= 1 && augment.crop_pad >= 0 && augment.scale >= 0 && augment.scale < 1 &&
                             augment.crop_fraction > 0 && augment.crop_fraction <= 1,
                         "bad ClassifyAugment");
   TORCH_INTERNAL_ASSERT(norm.mean.size() == size_t(channels) && norm.std.size() == size_t(channels),
                         "normalisation has ", norm.mean.size(), " channels, data has ", channels);
-  // (p / 255 - mean) / std as one multiply-add per pixel.
-  std::vector<float> scale, offset;
-  for (int64_t c = 0; c < channels; ++c) {
-    scale.push_back(float(1.0 / (255.0 * norm.std[c])));
-    offset.push_back(float(-norm.mean[c] / norm.std[c]));
-  }
-  return [&data, augment, scale, offset, seed, channels](const std::vector<size_t>& indices,
-                                                          int64_t epoch) {
+  const NormalizationSteps steps = normalization_steps(norm);
+  const std::vector<float>& scale = steps.scale;
+  const std::vector<float>& offset = steps.offset;
+  // Erasing and mixing work on normalised values; otherwise the batch leaves as pixels.
+  const bool pixels = !(augment.train && (augment.erasing > 0 || augment.mix.enabled()));
+  return [&data, augment, scale, offset, seed, channels, times, pixels](const std::vector<size_t>& indices, int64_t epoch) {
     const int64_t count = int64_t(indices.size()), side = augment.imgsz;
     Batch batch;
     batch.size = count;
-    batch.input = torch::empty({count, channels, side, side}, torch::kFloat32);
+    batch.input = torch::empty({count, channels, side, side}, pixels ? torch::kUInt8 : torch::kFloat32);
     batch.target = torch::empty({count}, torch::kInt64);
-    float* input = batch.input.data_ptr<float>();
     int64_t* target = batch.target.data_ptr<int64_t>();
+    StageClock clock(times);
     for (int64_t b = 0; b < count; ++b) {
       const size_t index = indices[size_t(b)];
       SplitMix64 rng(derive_seed(seed, RngStream::augment, {uint64_t(epoch), uint64_t(index)}));
-      const Placement placement = draw_placement(augment, rng);
-      const cv::Mat region = region_pixels(data, index, augment, rng);
-      TORCH_INTERNAL_ASSERT(region.depth() == CV_8U && region.channels() == channels,
-                            "dataset image ", index, " breaks the ImageDataset contract");
-      cv::Mat sample = resize_to(region, cv::Size(int(side), int(side)));
-      if (augment.train && augment.auto_augment.policy != AutoAugmentPolicy::none) {
-        SplitMix64 policy_rng(derive_seed(seed, RngStream::auto_augment, {uint64_t(epoch), uint64_t(index)}));
-        sample = auto_augment(sample, augment.auto_augment, policy_rng);
-      } else if (augment.train && augment.color_jitter.active()) {
-        SplitMix64 jitter_rng(derive_seed(seed, RngStream::color_jitter, {uint64_t(epoch), uint64_t(index)}));
-        sample = apply_color_jitter(sample, draw_color_jitter(augment.color_jitter, jitter_rng));
-      }
-      float* out = input + b * channels * side * side;
-      write_sample(sample, placement, scale, offset, out);
-      if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {
-        erase(random_erasing_box(side, rng), side, channels, out);
+      Placement placement;
+      const cv::Mat sample = augmented_sample(data, index, augment, seed, epoch, rng, placement, clock);
+      const int64_t at = b * channels * side * side;
+      if (pixels) {
+        write_sample(sample, placement, [](int64_t, uint8_t p) { return p; }, batch.input.data_ptr<uint8_t>() + at);
+      } else {
+        // (p / 255 - mean) / std as one multiply-add per pixel, as normalised_input computes it.
+        float* out = batch.input.data_ptr<float>() + at;
+        write_sample(sample, placement, [&](int64_t c, uint8_t p) { return float(p) * scale[c] + offset[c]; }, out);
+        if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {
+          erase(random_erasing_box(side, rng), side, channels, out);
+        }
       }
       target[b] = data.label(index);
+      clock.lap(&ClassifyStageTimes::collate);
     }
     if (augment.train && augment.mix.enabled()) {
       SplitMix64 rng(derive_seed(seed, RngStream::batch_mix, {uint64_t(epoch), uint64_t(indices.front())}));
       mix_batch(batch, augment.mix, rng);
     }
+    clock.lap(&ClassifyStageTimes::collate);
+    if (times) times->samples += count;
     return batch;
   };
 }

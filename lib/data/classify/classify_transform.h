@@ -23,6 +23,15 @@ struct ClassifyAugment {
   BatchMix mix = {};         ///< train: MixUp / CutMix over the collated batch
 };
 
+// Seconds spent per stage, summed over `samples` samples. crop: drawing the region and the decode
+// scale; decode: reading the region's pixels; resize: to imgsz; jitter: colour jitter or the
+// automatic policy; flip; collate: writing into the batch (pad shift, normalisation, erasing,
+// mixing).
+struct ClassifyStageTimes {
+  double crop = 0, decode = 0, resize = 0, jitter = 0, flip = 0, collate = 0;
+  int64_t samples = 0;
+};
+
 // The region: in training the random resized crop when scale > 0, else the largest centred
 // square; in evaluation the centred square of crop_fraction. Shrinking averages pixels (area
 // interpolation), enlarging is bilinear.
@@ -38,7 +47,9 @@ struct ClassifyAugment {
 // Each sample's draws come from a generator seeded by (seed, epoch, dataset index), and the
 // batch's mixing from one seeded by (seed, epoch, its first index), so a batch is bit-identical
 // for any worker count. `data` must outlive the returned function.
+// `times`, when given, gathers where the collate's time goes (bench_loader's per-stage table):
+// only one collate call may use it at a time (a Loader with 0 workers).
 Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment augment,
-                                      Normalization norm, uint64_t seed);
+                                      Normalization norm, uint64_t seed, ClassifyStageTimes* times = nullptr);
 
 }  // namespace trainer

@@ -1,5 +1,6 @@
 #include "data/classify/image_folder.h"
 
+#include "data/jpeg_region.h"
 #include "data/read_image.h"
 #include "data/scan_cache.h"
 
@@ -184,6 +185,17 @@ cv::Mat ImageFolder::reduced_image(size_t i, int reduction) const {
     const Sample& sample = samples_.at(k);
     return read_image(sample.path, channels_, sample.jpeg ? reduction : 1);  // a stand-in may be no JPEG
   });
+}
+
+cv::Mat ImageFolder::region_image(size_t i, const cv::Rect& region, int reduction) const {
+  const Sample& sample = samples_.at(stand_ins_.resolve(i));
+  if (sample.jpeg) {
+    try {
+      if (auto pixels = read_jpeg_region(sample.path, channels_, region, reduction)) return *pixels;
+    } catch (const UserError&) {  // the whole read below fails too, and finds the stand-in
+    }
+  }
+  return ImageDataset::region_image(i, region, reduction);
 }
 
 Normalization ImageFolder::normalization() const {

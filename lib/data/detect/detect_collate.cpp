@@ -65,14 +65,14 @@ LabelledImage mosaic_of(const DetectDataset& data, const DetectAugment& augment,
   return mosaic4(tiles, augment.imgsz, augment.pad_value, rng);
 }
 
-// HWC uint8 into CHW float planes scaled to [0, 1], with plain loops: no ATen parallel region may
-// open on a loader thread.
-void write_input(const cv::Mat& image, float* out) {
+// HWC uint8 into CHW uint8 planes (the task scales them to [0, 1] where the step runs), with
+// plain loops: no ATen parallel region may open on a loader thread.
+void write_input(const cv::Mat& image, uint8_t* out) {
   const int64_t plane = int64_t(image.rows) * image.cols;
   for (int y = 0; y < image.rows; ++y) {
     const uint8_t* row = image.ptr<uint8_t>(y);
     for (int x = 0; x < image.cols; ++x) {
-      for (int c = 0; c < 3; ++c) out[c * plane + int64_t(y) * image.cols + x] = float(row[3 * x + c]) / 255.0f;
+      for (int c = 0; c < 3; ++c) out[c * plane + int64_t(y) * image.cols + x] = row[3 * x + c];
     }
   }
 }
@@ -155,9 +155,9 @@ Loader::Collate make_detect_collate(const DetectDataset& data, DetectAugment aug
     const int64_t count = int64_t(indices.size()), side = augment.imgsz, rows = augment.max_boxes;
     Batch batch;
     batch.size = count;
-    batch.input = torch::empty({count, 3, side, side}, torch::kFloat32);
+    batch.input = torch::empty({count, 3, side, side}, torch::kUInt8);
     batch.target = torch::empty({count, rows, 5}, torch::kFloat32);
-    float* input = batch.input.data_ptr<float>();
+    uint8_t* input = batch.input.data_ptr<uint8_t>();
     float* target = batch.target.data_ptr<float>();
     for (int64_t b = 0; b < count; ++b) {
       const LabelledImage sample = detect_sample(data, augment, seed, epoch, indices[size_t(b)], pool, memo);

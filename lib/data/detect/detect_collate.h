@@ -1,6 +1,7 @@
 // The detection collate step: load, augment (training) or letterbox (evaluation), and stack a
 // batch of fixed shape.
-//   input   float32 [B, 3, imgsz, imgsz]: RGB / 255, no mean or std (Ultralytics)
+//   input   uint8 [B, 3, imgsz, imgsz]: RGB pixels; the task scales them by 1 / 255 (no mean or std,
+//           Ultralytics) where the step runs (data/normalized_input.h)
 //   target  float32 [B, max_boxes, 5]: rows (class, cx, cy, w, h) in input pixels; unused rows
 //           are (-1, 0, 0, 0, 0)
 //   dropped_boxes: objects left out because an image had more than max_boxes; the largest

@@ -17,20 +17,16 @@ cv::Mat resize_line(const cv::Mat& image, int64_t height, int64_t width) {
   return scaled;
 }
 
-// Writes `scaled` (height rows) into channel planes of `width` columns, the columns past its own
-// repeating its last one.
-void write_planes(const cv::Mat& scaled, int64_t height, int64_t width, float* out) {
+// Writes `scaled` (height rows) into uint8 channel planes of `width` columns, the columns past its
+// own repeating its last one.
+void write_planes(const cv::Mat& scaled, int64_t height, int64_t width, uint8_t* out) {
   const int64_t resized = scaled.cols;
   const int channels = scaled.channels();
   for (int64_t y = 0; y < height; ++y) {
     const uint8_t* row = scaled.ptr<uint8_t>(static_cast<int>(y));
     for (int c = 0; c < channels; ++c) {
-      float* plane_row = out + (c * height + y) * width;
-      for (int64_t x = 0; x < width; ++x) {
-        const int64_t source = std::min(x, resized - 1);
-        // ToTensor then (x - 0.5) / 0.5.
-        plane_row[x] = static_cast<float>(row[source * channels + c]) / 127.5f - 1.0f;
-      }
+      uint8_t* plane_row = out + (c * height + y) * width;
+      for (int64_t x = 0; x < width; ++x) plane_row[x] = row[std::min(x, resized - 1) * channels + c];
     }
   }
 }
@@ -53,8 +49,8 @@ Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<s
   const int64_t width = shape.bucket_widths.at(static_cast<size_t>(bucket));
   Batch out;
   out.size = batch;
-  out.input = torch::empty({batch, channels, shape.img_h, width});
-  float* pixels = out.input.data_ptr<float>();
+  out.input = torch::empty({batch, channels, shape.img_h, width}, torch::kUInt8);
+  uint8_t* pixels = out.input.data_ptr<uint8_t>();
   for (size_t i = 0; i < images.size(); ++i) {
     cv::Mat line = resize_line(images[i], shape.img_h, std::min(widths[i], width));
     if (augment.active()) {

@@ -23,8 +23,9 @@ struct TextLineShape {
   int64_t max_label_length = 34;       ///< columns of the padded target
 };
 
-// Images (uint8, all with the same channel count) into a batch padded to the bucket that holds
-// the widest of them. `labels`, when given, fill target [B, max_label_length] (class indices,
+// Images (uint8, all with the same channel count) into a batch of uint8 pixels padded to the
+// bucket that holds the widest of them; the task normalises them as EasyOCR does ((x / 255 - 0.5)
+// / 0.5) where the step runs (normalized_input.h). `labels`, when given, fill target [B, max_label_length] (class indices,
 // zero-padded) and target_lengths [B]; their characters must be in `charset`. With an active
 // `augment`, image i is distorted after resizing by a generator seeded with seeds[i].
 Batch collate_text_lines(const std::vector<cv::Mat>& images, const std::vector<std::u32string>* labels,
