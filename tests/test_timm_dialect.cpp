@@ -174,7 +174,8 @@ TEST_CASE("timm's bare --pretrained reads the local hub cache, or says where to 
              Catch::Contains("\npretrained: " + (snapshot / "model.safetensors").string() + "\n"));
 }
 
-TEST_CASE("timm's --mixup is classification's MixUp alpha, --sync-bn norm=syncbn", "[cli][timm]") {
+TEST_CASE("timm's --mixup is MixUp's alpha, --sync-bn norm=syncbn, --input-size imgsz",
+          "[cli][timm]") {
   const CommandResult timm =
       run_trainer("keys --model resnet18 --mixup 0.8 --cutmix 1.0 --mixup-mode batch --sync-bn");
   INFO(timm.output);
@@ -189,13 +190,9 @@ TEST_CASE("timm's --mixup is classification's MixUp alpha, --sync-bn norm=syncbn
   const CommandResult pair = run_trainer("keys --mixup 0.8 --mixup-mode pair");
   CHECK(pair.exit_code == 2);
   CHECK_THAT(pair.output, Catch::Contains("pair and elem are not offered"));
-}
-
-TEST_CASE("timm's --input-size is imgsz when square, refused otherwise", "[cli][timm]") {
-  const CommandResult square = run_trainer("keys --model resnet18 --input-size 3 160 160");
-  INFO(square.output);
-  CHECK(square.exit_code == 0);
-  CHECK_THAT(square.output, Catch::Contains("\nimgsz: 160\n"));
+  // --input-size C H W is imgsz when square, refused otherwise.
+  CHECK_THAT(run_trainer("keys --model resnet18 --input-size 3 160 160").output,
+             Catch::Contains("\nimgsz: 160\n"));
   const CommandResult wide = run_trainer("keys --model resnet18 --input-size 3 160 224");
   CHECK(wide.exit_code == 2);
   CHECK_THAT(wide.output, Catch::Contains("input_size") && Catch::Contains("H = W"));
