@@ -85,10 +85,28 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"ema", "false"},
     {"ema_decay", "0.99"},
     {"compile", "max-autotune"},
+    {"sched_on_updates", "false"},
+    {"min_lr", "0.0005"},
+    {"warmup_lr", "0.0005"},
+    {"decay_epochs", "30"},
+    {"decay_milestones", "30,60"},
+    {"decay_rate", "0.5"},
+    {"cooldown_epochs", "2"},
+    {"lr_base_batch", "128"},
+    {"lr_scale", "sqrt"},
+    {"val_batch", "24"},
+    {"norm", "syncbn"},
+    {"mixup_alpha", "0.25"},
 };
 
+// timm's flags whose command, being in timm's dialect, reads them with timm's meaning: --mixup is
+// classification's MixUp alpha.
+const std::map<std::string, std::string> kTimmDialectKeys = {{"mixup", "mixup_alpha"}};
+
 // Spellings whose value is not our key's: Ultralytics' cos_lr=true is scheduler=cosine.
-const std::map<std::string, std::string> kTypedOtherwise = {{"cos_lr", "true"}};
+// timm's --sync-bn is a switch; --input-size C H W gives imgsz H.
+const std::map<std::string, std::string> kTypedOtherwise = {
+    {"cos_lr", "true"}, {"sync_bn", "true"}, {"input_size", "3,48,48"}};
 
 // Other tools' keys and flags spelled otherwise than ours, and the key of ours each is
 // (docs/ultralytics.md, docs/timm.md), kept here by hand: a spelling moved to another row of the
@@ -115,6 +133,13 @@ const std::map<std::string, std::string> kOwnSpellings = {
     {"output", "project"},
     {"experiment", "name"},
     {"native_amp", "amp"},
+    {"lr_base", "lr0"},
+    {"lr_base_size", "lr_base_batch"},
+    {"lr_base_scale", "lr_scale"},
+    {"dr", "decay_rate"},
+    {"validation_batch_size", "val_batch"},
+    {"input_size", "imgsz"},
+    {"sync_bn", "norm"},
 };
 
 struct TakenSpelling {
@@ -155,8 +180,8 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 58 Ultralytics keys and 14 timm flags named as ours, and the tools' own spellings.
-  CHECK(spellings.size() == 58 + 14 + kOwnSpellings.size());
+  // 58 Ultralytics keys and 21 timm flags named as ours, and the tools' own spellings.
+  CHECK(spellings.size() == 58 + 21 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key
@@ -167,6 +192,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
       REQUIRE(expected != kOwnSpellings.end());  // a new spelling: add it above, with its key
       key = expected->second;
     }
+    if (const auto timm = kTimmDialectKeys.find(taken.spelling);
+        taken.tool == ForeignTool::timm && timm != kTimmDialectKeys.end())
+      key = timm->second;
     const auto value = kValueUnlikeDefault.find(key);
     INFO("kValueUnlikeDefault needs a row for " << key);
     REQUIRE(value != kValueUnlikeDefault.end());

@@ -33,14 +33,15 @@ const std::vector<DocumentedCommand> kCommands = {
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .97 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .016",
-     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode"},
-     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.016"}},
+     {"opt", "drop", "drop_path", "aa", "remode"},
+     {"scheduler: step", "decay_epochs: 2.4", "decay_rate: 0.97", "warmup_lr: 1e-06", "eps: 0.001",
+      "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.016"}},
     {"--data-dir DATA --model resnet50 -b 128 --sched step --epochs 450 --decay-epochs 2.4 --decay-rate .969 --opt "
      "rmsproptf --opt-eps .001 -j 8 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.3 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.3 --amp --lr .016 --dist-bn reduce",
-     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
-      "dist_bn"},
-     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.3", "amp: auto", "lr0: 0.016"}},
+     {"opt", "drop", "drop_path", "aa", "remode", "dist_bn"},
+     {"scheduler: step", "decay_rate: 0.969", "eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999",
+      "erasing: 0.3", "amp: auto", "lr0: 0.016"}},
     {"--data-dir DATA --model resnet50 --lr 0.1 --warmup-epochs 5 --epochs 160 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --remode pixel -b 112",
      {"remode"},
@@ -52,9 +53,8 @@ const std::vector<DocumentedCommand> kCommands = {
     {"--data-dir DATA --model resnet50 -b 512 --sched step --epochs 600 --decay-epochs 2.4 --decay-rate .973 --opt "
      "rmsproptf --opt-eps .001 -j 7 --warmup-lr 1e-6 --weight-decay 1e-5 --drop 0.2 --drop-path 0.2 --model-ema "
      "--model-ema-decay 0.9999 --aa rand-m9-mstd0.5 --remode pixel --reprob 0.2 --amp --lr .064 --lr-noise 0.42 0.9",
-     {"sched", "decay_epochs", "decay_rate", "opt", "warmup_lr", "drop", "drop_path", "aa", "remode",
-      "lr_noise"},
-     {"eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.064"}},
+     {"opt", "drop", "drop_path", "aa", "remode", "lr_noise"},
+     {"scheduler: step", "decay_rate: 0.973", "warmup_lr: 1e-06", "eps: 0.001", "weight_decay: 1e-05", "ema: true", "ema_decay: 0.9999", "erasing: 0.2", "amp: auto", "lr0: 0.064"}},
     {"--data-dir DATA --model resnet50 --lr 0.6 --warmup-epochs 5 --epochs 240 --weight-decay 1e-4 --sched cosine "
      "--reprob 0.4 --recount 3 --remode pixel --aa rand-m7-mstd0.5-inc1 -b 192 -j 6 --amp --dist-bn reduce",
      {"recount", "remode", "aa", "dist_bn"},
@@ -148,10 +148,10 @@ TEST_CASE("timm's flags at values that ask for nothing are ignored, --native-amp
   CHECK_THAT(quiet.output, Catch::Contains("amp: auto\n") && Catch::Contains("drop_path") &&
                                Catch::Contains("log_interval") && Catch::Contains("pin_mem"));
   // At values that ask for something, each is refused with its reason, all in one run.
-  const CommandResult asked = run_trainer("keys --model resnet18 --drop-path 0.1 --cooldown-epochs 10 --apex-amp");
+  const CommandResult asked = run_trainer("keys --model resnet18 --drop-path 0.1 --warmup-prefix --apex-amp");
   INFO(asked.output);
   CHECK(asked.exit_code == 2);
   CHECK_THAT(asked.output, Catch::Contains("3 problems") && Catch::Contains("stochastic depth") &&
-                               Catch::Contains("cool-down") && Catch::Contains("Apex"));
+                               Catch::Contains("warmup included") && Catch::Contains("Apex"));
   CHECK_THAT(run_trainer("keys --sync-bn").output, Catch::Contains("norm=syncbn"));
 }

@@ -240,7 +240,9 @@ void CommandLine::take_overrides() {
     if (command->parsed()) common.overrides = command->remaining();
   }
   move_overrides_out_of_sources(options_.sources, common.overrides);
-  common.overrides = with_resume_spelling(overrides_of_arguments(common.overrides));
+  CommandOverrides read = read_command_arguments(common.overrides);
+  common.dialect = read.dialect;
+  common.overrides = with_resume_spelling(read.overrides);
   take_config(common);
 }
 

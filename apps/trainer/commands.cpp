@@ -71,7 +71,7 @@ std::vector<std::string> with_architecture_of_weights(const std::vector<std::str
 }
 
 Settings settings_of(const CommonOptions& options) {
-  Settings settings = load_settings(options.config, with_architecture_of_weights(options.overrides));
+  Settings settings = load_settings(options.config, with_architecture_of_weights(options.overrides), options.dialect);
   configure_runtime(settings.run);
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
   return settings;
@@ -392,6 +392,7 @@ int run_plan(const CommonOptions& options, int64_t probe_updates, const std::vec
   const TrainingPlan plan = plan_for(settings, *task, planned_world(settings.dist));
   std::printf("# resolved recipe\n%s\n# plan\n", to_yaml(settings).c_str());
   std::vector<std::pair<std::string, std::string>> rows = plan_rows(plan);
+  rows.emplace_back("lr schedule", schedule_text(settings.schedule));
   rows.emplace_back("host memory", freed_host_memory_kept() ? "freed blocks kept for reuse" : "the C library's default");
   if (plan.device.is_cpu()) rows.emplace_back("convolutions", cpu_convolution_kernels());
   const ParameterCounts parameters = count_parameters(task->model());
@@ -415,7 +416,7 @@ int run_smoke(const CommonOptions& options) {
 }
 
 int run_keys(const CommonOptions& options) {
-  const Settings settings = load_settings(options.config, options.overrides);
+  const Settings settings = load_settings(options.config, options.overrides, options.dialect);
   std::printf("%s", to_yaml(settings).c_str());
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/dialect.h"
 #include "config/settings.h"
 #include "data/synth/synth_detect.h"
 #include "data/synth/synth_digits.h"
@@ -17,6 +18,7 @@ namespace trainer::app {
 struct CommonOptions {
   std::optional<std::string> config;
   std::vector<std::string> overrides;
+  Dialect dialect = Dialect::ultralytics;  // of the command's keys (config/command_arguments.h)
   bool quiet = false;
 };
 

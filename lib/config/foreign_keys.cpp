@@ -180,10 +180,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
 std::vector<ForeignSpelling> timm_keys() {
   return {
       refused(kTimm, "num_classes", "the class count is the number of class folders in the data", {}),
-      refused(kTimm, "warmup_lr",
-              "warmup ramps the learning rate up linearly (biases down from warmup_bias_lr) over warmup_epochs or "
-              "warmup_updates, as in Ultralytics",
-              {}),
       refused(kTimm, "aug_splits", "augmentation splits (AugMix's clean + augmented copies) are not offered", {}),
       refused(kTimm, "resplit", "augmentation splits are not offered, so there is no clean split to spare from erasing",
               {}),
@@ -191,7 +187,13 @@ std::vector<ForeignSpelling> timm_keys() {
               {}),
       refused(kTimm, "jsd", "timm's --jsd is --jsd-loss: the Jensen-Shannon divergence loss is not offered", {}),
       refused(kTimm, "drop_path", "stochastic depth is not offered", {"0"}),
-      refused(kTimm, "cooldown_epochs", "the schedule has no cool-down epochs at its final learning rate", {"0"}),
+      refused(kTimm, "warmup_prefix",
+              "the schedule counts its epochs from the first, warmup included, as timm's default does", {"false"}),
+      refused(kTimm, "mixup_mode",
+              "one Beta draw per batch, each sample mixed with its mirror in the batch (timm's batch mode); pair and "
+              "elem are not offered",
+              {"batch"}),
+      refused(kTimm, "mixup_off_epoch", "MixUp and CutMix stay on for the whole run", {"0"}),
       refused(kTimm, "apex_amp", "NVIDIA Apex is not used: --amp (amp=true) is PyTorch's own mixed precision",
               {"false"}),
       refused(kTimm, "log_interval", "progress is printed as training goes; there is no logging interval", {"*"}),

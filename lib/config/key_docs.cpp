@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "config/dialect.h"
 #include "config/foreign_keys.h"
 #include "config/recipe_keys.h"
 #include "util/text.h"
@@ -219,14 +220,30 @@ value is a boolean's `true` (`--model-ema`); one followed by several values gets
 The same names work in a recipe file.
 
 The data folder is timm's ImageFolder layout: `train/<class>/` and `validation/<class>/` (or
-`val/<class>/`). The launcher is not needed: `./distributed_train.sh 2 --data-dir /imagenet …`
-is `trainer train nproc=2 --data-dir /imagenet …`.
+`val/<class>/`), given as `--data-dir DIR` or bare, as train.py's positional argument
+(`trainer train /data/imagenet --model resnet50`). The launcher is not needed:
+`./distributed_train.sh 2 /imagenet …` is `trainer train --nproc 2 /imagenet …`.
 
-A flag whose meaning is ours is taken with an info line saying which key it set; one whose
-meaning differs, or that asks for something not offered, stops the command with the reason, and
-all such problems of one command are listed in one run. Defaults are ours, not timm's (epochs,
-momentum, label smoothing and EMA differ): `trainer plan` prints the resolved recipe.
+A command written in timm's form, flags only, is read in timm's dialect: every key it does not
+set takes timm train.py's default (the table below), said in one info line; one `key=value`
+makes it an Ultralytics-form command with the key table's defaults (docs/usage.md, "Dialects").
+`trainer plan` prints the resolved recipe. A flag whose meaning is ours is taken with an info
+line saying which key it set; one whose meaning differs, or that asks for something not offered,
+stops the command with the reason, and all such problems of one command are listed in one run.
+Bare `--pretrained` reads timm's released weights of the model from the local Hugging Face hub
+cache (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`:
+`models--timm--NAME.TAG/snapshots/*/model.safetensors` or `pytorch_model.bin`), else torchvision's
+`NAME-*.pth` in torch hub's `$TORCH_HOME/hub/checkpoints` (`~/.cache/torch/hub/checkpoints`);
+nothing is downloaded, and a missing file is an error naming those places.
 )";
+
+// docs/timm.md: the defaults of timm's dialect, as train.py's flags give them.
+void write_timm_defaults(std::ostringstream& out) {
+  out << "\n## timm's defaults\n\nWhat a timm-form command starts from, in our keys (train.py's `--lr-base 0.1` "
+         "is lr0 with lr_scale linear over lr_base_batch 256, sqrt for the Adam family; `--lr` sets lr0 with "
+         "lr_scale none):\n\n| key | timm's default |\n|---|---|\n";
+  for (const auto& [name, value] : timm_defaults()) out << "| `" << name << "` | " << value << " |\n";
+}
 
 // What `name`, a key of the tool's files, is here.
 std::string key_outcome(ForeignTool tool, const std::string& name) {
@@ -285,6 +302,7 @@ std::string tool_keys_markdown(ForeignTool tool) {
   std::ostringstream out;
   if (tool == ForeignTool::timm) {
     out << kTimmIntroduction;
+    write_timm_defaults(out);
     write_timm_flags(out);
     return out.str();
   }

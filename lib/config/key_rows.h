@@ -135,6 +135,21 @@ KeyRow optional_int_key(const std::string& name, Field field, int64_t min, const
       [=](const Settings& s) { return field(s) ? std::to_string(*field(s)) : unset_word; });
 }
 
+// A number or none (the key's other rule applies).
+template <typename Field>
+KeyRow optional_double_key(const std::string& name, Field field, double min, double max) {
+  return custom_key(
+      name, "none or " + double_range_text(min, max, {}),
+      [=](Settings& s, const RecipeValue& v) {
+        if (is_none(v)) {
+          field(s).reset();
+        } else {
+          field(s) = parse_double(name, v, min, max);
+        }
+      },
+      [=](const Settings& s) { return field(s) ? show_double(*field(s)) : std::string("none"); });
+}
+
 template <typename Field>
 KeyRow double_key(const std::string& name, Field field, double min, double max, RangeEnds ends = {}) {
   return custom_key(

@@ -12,6 +12,7 @@
 
 #include "config/device_list.h"
 #include "config/foreign_keys.h"
+#include "config/hub_weights.h"
 #include "config/model_catalog.h"
 #include "config/recipe_keys.h"
 #include "config/user_settings.h"
@@ -340,6 +341,26 @@ void find_released_weights(Settings& settings, const std::string& where,
                   model_families_text(catalog) + ")");
 }
 
+// timm's bare --pretrained with one of timm's architectures: its released weights
+// from the local hub caches, or an error saying where to put them. Ultralytics' models take theirs
+// from the model's .pt (pretrained: true is Ultralytics' default and asks for nothing more).
+void find_hub_weights_of(Settings& settings, const std::string& where, const ModelCatalog& catalog) {
+  const std::string& model = settings.run.model;
+  const auto family = std::find_if(catalog.begin(), catalog.end(),
+                                   [&](const ModelNames& names) { return names.answers_to(model); });
+  if (family == catalog.end() || family->bare_means_weights || family->task != TaskKind::classify) return;
+  const HubWeights weights = find_hub_weights(model);
+  if (!weights.file) {
+    throw UserError(where + ": pretrained=true (timm's bare --pretrained) asks for the released weights of " +
+                    model + ", which are not downloaded here and are in none of: " + join(weights.looked, "; ") +
+                    ". Put timm's model.safetensors (huggingface.co/timm/" + model +
+                    (model.find('.') == std::string::npos ? ".TAG" : "") +
+                    ") under the first, or give the file: --pretrained PATH");
+  }
+  spdlog::info("{}: pretrained=true: {}'s weights from {}", where, model, *weights.file);
+  settings.run.pretrained = *weights.file;
+}
+
 void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
@@ -383,10 +404,13 @@ bool sets_easyocr_keys(const Settings& settings, const GivenKeys& given) {
 // A model implies its task and a task its usual model (Ultralytics' habit); with neither named,
 // an Ultralytics data.yaml means detection and EasyOCR's keys text recognition. Named both, they
 // must agree.
-void resolve_model_and_task(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog) {
+void resolve_model_and_task(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog,
+                            Dialect dialect) {
   // Ultralytics' pretrained: false, kept as the word by its row, names no file.
   const bool from_scratch = settings.run.pretrained == "false";
-  if (from_scratch) settings.run.pretrained.clear();
+  // pretrained: true is Ultralytics' default and asks for nothing; timm's bare --pretrained does.
+  const bool released = settings.run.pretrained == "true" && dialect == Dialect::timm;
+  if (from_scratch || settings.run.pretrained == "true") settings.run.pretrained.clear();
   const auto task_where = given.find("task");
   const auto model_where = given.find("model");
   if (model_where == given.end()) {
@@ -396,6 +420,7 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
       if (sets_easyocr_keys(settings, given)) settings.run.task = TaskKind::ocr;
     }
     settings.run.model = default_model(catalog, settings.run.task);
+    if (released) find_hub_weights_of(settings, given.at("pretrained"), catalog);
     return;
   }
   find_released_weights(settings, model_where->second, catalog);
@@ -411,6 +436,7 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
                     "); drop task or make them agree");
   }
   settings.run.task = *family;
+  if (released && settings.run.pretrained.empty()) find_hub_weights_of(settings, given.at("pretrained"), catalog);
 }
 
 // Checks that involve more than one key, after every source has been applied.
@@ -490,10 +516,11 @@ void ranks_of_device_list(Settings& settings, const GivenKeys& given) {
 
 // The model name, the task and the checks across keys join the problems of single values, so one
 // run reports them all (an unknown model is not left for after every other problem is fixed).
-void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes) {
+void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes,
+                 Dialect dialect) {
   // No project (or none, Ultralytics' null): runs go to runs_dir/<task> (io/run_folder.h).
   if (!given.count("project")) settings.output.project.clear();
-  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog); });
+  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog, dialect); });
   noting_problems(notes, [&] { ranks_of_device_list(settings, given); });
   noting_problems(notes, [&] { validate(settings); });
   report(notes);
@@ -502,15 +529,17 @@ void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog&
 }  // namespace
 
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
-                       const ModelCatalog& catalog) {
-  Settings settings;
+                       const ModelCatalog& catalog, Dialect dialect) {
+  spdlog::info("{}", dialect_line(dialect));
+  Settings settings = dialect_defaults(dialect);
   GivenKeys given;
   LoadNotes notes;
   PendingValues pending;
   if (config_path) noting_problems(notes, [&] { read_file(*config_path, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  check_whole(settings, given, catalog, notes);
+  finish_dialect(dialect, settings, given.count("lr_scale") > 0);
+  check_whole(settings, given, catalog, notes, dialect);
   warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
@@ -524,7 +553,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   noting_problems(notes, [&] { read_yaml(yaml, origin, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  check_whole(settings, given, catalog, notes);
+  check_whole(settings, given, catalog, notes, Dialect::ultralytics);
   // The embedded recipe was checked when it was written: only what this command changes warns.
   warn_keys_without_effect(settings, names_set_by_command_line(given));
   return settings;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/dialect.h"
 #include "config/model_catalog.h"
 #include "config/settings.h"
 
@@ -19,9 +20,10 @@ std::vector<std::string> normalize_overrides(const std::vector<std::string>& arg
 // an Ultralytics args.yaml, an EasyOCR config); `key=value` overrides in Ultralytics', and
 // `--key=value` ones (timm's flags, as overrides_of_arguments writes them) in timm's.
 // `catalog`: the model families, which tie a model name to its task (families/recipes.h passes
-// the registered ones).
+// the registered ones). `dialect`: the command's (config/command_arguments.h), whose defaults the
+// recipe starts from; it is named in one info line.
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
-                       const ModelCatalog& catalog);
+                       const ModelCatalog& catalog, Dialect dialect = Dialect::ultralytics);
 
 // A recipe held as text (e.g. inside a checkpoint); `origin` names it in error messages.
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,

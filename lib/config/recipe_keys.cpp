@@ -70,6 +70,18 @@ KeyRow batch_key() {
 
 // Ultralytics' imgsz for training is one side; a [h, w] list is reduced to its largest side with a
 // warning, as its check_imgsz(max_dim=1) does for train and val.
+// timm's --input-size C H W: square inputs only, the channels being the data's.
+void square_input_size(Settings& settings, const RecipeValue& value) {
+  const std::vector<std::string> items = split_items(value);
+  const std::string expected = "C H W with C 1 or 3 and H = W (inputs are square here)";
+  if (items.size() != 3) fail_value("input_size", value, expected);
+  const int64_t channels = parse_int("input_size", {items[0], false, value.where}, 1, 3);
+  const int64_t height = parse_int("input_size", {items[1], false, value.where}, 8, kNoUpperBound);
+  if (channels == 2 || parse_int("input_size", {items[2], false, value.where}, 8, kNoUpperBound) != height)
+    fail_value("input_size", value, expected);
+  settings.data.imgsz = height;
+}
+
 KeyRow imgsz_key() {
   return custom_key(
              "imgsz", "auto or " + int_range_text(8, kNoUpperBound),
@@ -173,6 +185,29 @@ KeyRow lr_scale_key() {
       [](const Settings& s) { return lr_scale_text(s.schedule); });
 }
 
+// timm's --decay-milestones: ascending epochs.
+KeyRow decay_milestones_key() {
+  return custom_key(
+             "decay_milestones", "ascending epochs ≥ 0",
+             [](Settings& s, const RecipeValue& v) {
+               std::vector<int64_t>& milestones = s.schedule.decay_milestones;
+               milestones.clear();
+               for (const auto& item : split_list_items(v)) {
+                 milestones.push_back(parse_int("decay_milestones", {item, false, v.where}, 0, kNoUpperBound));
+                 if (milestones.size() > 1 && milestones.back() <= milestones[milestones.size() - 2])
+                   fail_value("decay_milestones", v, "epochs in ascending order");
+               }
+             },
+             [](const Settings& s) { return show_items(s.schedule.decay_milestones); })
+      .list();
+}
+
+// timm's --lr is the learning rate itself: no scaling by the batch, which its --lr-base gets.
+void unscaled_lr(Settings& settings, const RecipeValue& value) {
+  settings.optim.lr0 = parse_double("lr", value, 0.0, 10.0, {false, true});
+  settings.schedule.lr_scale = LrScaleRule::none;
+}
+
 KeyRow conf_key() {
   return custom_key(
       "conf", "none or [0, 1]",
@@ -266,22 +301,24 @@ KeyRow optimizer_key() {
       [](const Settings& s) { return std::string(to_string(s.optim.kind)); });
 }
 
-// Ultralytics' pretrained is a boolean or a path: true starts from the `.pt` given as model, false
-// (kept as the word until the model is resolved, config/recipe.cpp) trains from scratch even then.
+// Ultralytics' pretrained is a boolean or a path: true starts from the `.pt` given as model (for
+// timm's names, the released weights in the local hub cache), false trains from scratch even then;
+// both are kept as the word until the model is resolved (config/recipe.cpp).
 KeyRow pretrained_key() {
   return custom_key(
-      "pretrained", "true, false, a path",
-      [](Settings& s, const RecipeValue& v) {
-        const std::string lowered = to_lower(v.text);
-        if (is_none(v) || v.text.empty()) {
-          s.run.pretrained.clear();
-        } else if (lowered == "false") {
-          s.run.pretrained = lowered;
-        } else if (lowered != "true") {
-          s.run.pretrained = v.text;
-        }
-      },
-      [](const Settings& s) { return s.run.pretrained.empty() ? std::string("none") : s.run.pretrained; });
+             "pretrained", "true, false, a path",
+             [](Settings& s, const RecipeValue& v) {
+               const std::string lowered = to_lower(v.text);
+               if (is_none(v) || v.text.empty()) {
+                 s.run.pretrained.clear();
+               } else if (lowered == "false" || lowered == "true") {
+                 s.run.pretrained = lowered;
+               } else {
+                 s.run.pretrained = v.text;
+               }
+             },
+             [](const Settings& s) { return s.run.pretrained.empty() ? std::string("none") : s.run.pretrained; })
+      .bare_means_true();
 }
 
 // EasyOCR's lang_char 'None' takes the characters from the labels.
@@ -307,6 +344,11 @@ std::function<void(Settings&, const RecipeValue&)> freeze_layer(const std::strin
       layers.push_back(layer);
     }
   };
+}
+
+// timm's --sync-bn switch.
+void sync_bn_when_true(Settings& settings, const RecipeValue& value) {
+  if (parse_bool("sync_bn", value)) settings.run.norm = NormKind::sync_batch;
 }
 
 // Ultralytics' cos_lr: true is the cosine schedule; false asks for its linear one, our default,
@@ -421,7 +463,10 @@ std::vector<RecipeKey> build_table() {
              .same_as(kEasyOcr, "saved_model", "EasyOCR's '' is none")
              .same_as(kTimm, "initial_checkpoint", "the weights to start from")
              .same_name(kTimm,
-                        "timm's bare --pretrained downloads weights; nothing is downloaded here: --pretrained PATH");
+                        "bare --pretrained reads timm's released weights from the local Hugging Face hub cache "
+                        "($HF_HOME/hub/models--timm--NAME.TAG/snapshots/*/model.safetensors) or torch hub's "
+                        "checkpoints folder; nothing is downloaded (an error says where to put the file); "
+                        "--pretrained PATH names a file");
   run << enum_key("norm", FIELD(run.norm),
                   std::vector{NormKind::batch, NormKind::group, NormKind::frozen_batch, NormKind::sync_batch})
              .tasks(kClassify | kOcr)
@@ -430,7 +475,9 @@ std::vector<RecipeKey> build_table() {
                    "state-dict keys as bn; bn in one process)")
              .differs(kTimm, "split_bn",
                       "BatchNorm per augmentation split is not offered (augmentation splits are not)")
-             .differs(kTimm, "sync_bn", "synchronised BatchNorm is norm=syncbn here")
+             .same_as(kTimm, "sync_bn", "norm=syncbn: statistics pooled over the ranks, plain BatchNorm in one process",
+                      sync_bn_when_true)
+             .inert_at({"false"})
              .differs(kTimm, "dist_bn",
                       "BatchNorm statistics are not averaged across ranks after each epoch; norm=syncbn pools them "
                       "at every step");
@@ -472,6 +519,10 @@ std::vector<RecipeKey> build_table() {
                         "the CPU; one process only")
                   .same_as(kTimm, "batch_size", "per process, as in timm")
                   .same_as(kEasyOcr, "batch_size", "per process");
+  schedule << optional_int_key("val_batch", FIELD(schedule.val_batch), 1, "none")
+                  .resumable()
+                  .help("validation batch per rank; none = 2 × batch")
+                  .same_as(kTimm, "validation_batch_size", "also -vb N, as in timm");
   schedule << optional_int_key("accumulate", FIELD(schedule.accumulate), 1, "auto")
                   .help("micro-batches per optimizer update; auto = max(round(nbs / (batch × world size)), 1)")
                   .same_as(kTimm, "grad_accum_steps");
@@ -483,8 +534,10 @@ std::vector<RecipeKey> build_table() {
                     "ImageFolder, 640 for detection); detection rounds it up to a multiple of 32; a [h, w] list "
                     "trains at its largest side, as Ultralytics' training does")
               .same_as(kTimm, "img_size")
-              .differs(kTimm, "input_size",
-                       "--input-size C H W is imgsz=H here: inputs are square, channels come from the data");
+              .same_as(kTimm, "input_size",
+                       "--input-size C H W with H = W is imgsz=H (channels 1 or 3 come from the data); other shapes "
+                       "are refused, inputs being square",
+                       square_input_size);
   data << double_key("fraction", FIELD(data.fraction), 0.0, 1.0, {false, true})
               .help("share of the training split used (a fixed subset chosen by `seed`)")
               .same_as(
@@ -646,16 +699,17 @@ std::vector<RecipeKey> build_table() {
                             "other optimizers are not offered");
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
                    .help("initial learning rate at `lr_base_batch`")
-                   .same_as(kTimm, "lr",
-                            "the learning rate itself while lr_scale=none; optimizer=auto picks its own, so give "
-                            "--opt sgd, timm's default")
+                   .same_as(kTimm, "lr", "the learning rate itself: lr0 with lr_scale=none", unscaled_lr)
+                   .same_as(kTimm, "lr_base",
+                            "the learning rate at --lr-base-size, scaled by the global batch (lr_scale)")
                    .same_as(kEasyOcr, "lr",
                             "the learning rate itself while lr_scale=none; optimizer=auto picks its own");
   schedule << double_key("lrf", FIELD(schedule.lrf), 0.0, 1.0)
-                  .help("final learning rate as a fraction of the scaled lr0")
-                  .differs(kTimm, "min_lr",
-                           "timm's --min-lr is an absolute learning rate; lrf is the final one as a fraction of lr0 "
-                           "(min-lr / lr)");
+                  .help("final learning rate as a fraction of the scaled lr0 (unless min_lr is set)");
+  schedule << optional_double_key("min_lr", FIELD(schedule.min_lr), 0.0, 10.0)
+                  .help("final learning rate of linear, cosine and onecycle as an absolute value (timm's "
+                        "`--min-lr`); none = lr0 × lrf")
+                  .same_name(kTimm);
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
                    .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
                    .same_as(kEasyOcr, "beta1",
@@ -672,32 +726,48 @@ std::vector<RecipeKey> build_table() {
   optim << double_key("weight_decay", FIELD(optim.weight_decay), 0.0, 1.0)
                    .help("weight decay at batch `nbs`, scaled by effective batch / nbs (Ultralytics' rule); never "
                          "applied to norm weights and biases")
-                   .same_name(kTimm,
-                              "scaled here by effective batch / nbs (Ultralytics' rule); timm applies it as given");
-  schedule << lr_scale_key().help(
+                   .same_name(kTimm, "scaled by effective batch / nbs unless scale_weight_decay=false (timm's "
+                                     "dialect: as given, as timm applies it)");
+  optim << bool_key("scale_weight_decay", FIELD(optim.scale_weight_decay))
+                   .help("scale weight_decay by effective batch / nbs (Ultralytics' rule); false applies it as "
+                         "given (timm)");
+  schedule << lr_scale_key().same_as(kTimm, "lr_base_scale", "linear or sqrt; timm's empty value picks by --opt, as here").help(
       "how lr0 follows the effective batch: × ratio, × √ratio, or × factor per doubling (the article suggests "
       "1.3–1.5), ratio = effective batch / `lr_base_batch`");
-  schedule << int_key("lr_base_batch", FIELD(schedule.lr_base_batch), 1).help("the effective batch size lr0 refers to");
+  schedule << int_key("lr_base_batch", FIELD(schedule.lr_base_batch), 1)
+                  .help("the effective batch size lr0 refers to")
+                  .same_as(kTimm, "lr_base_size", "the global batch --lr-base refers to");
   schedule << enum_key("scheduler", FIELD(schedule.scheduler),
                        std::vector{SchedulerKind::linear, SchedulerKind::cosine, SchedulerKind::onecycle,
-                                   SchedulerKind::constant})
+                                   SchedulerKind::constant, SchedulerKind::step, SchedulerKind::multistep})
                   .help(
-                      "LR shape over updates, from lr0 to lr0·lrf (onecycle: rise from lr0/25 over the first 30 %, "
-                      "then cosine down)")
+                      "LR shape over updates, from lr0 to lr0·lrf or min_lr (onecycle: rise from lr0/25 over the "
+                      "first 30 %, then cosine down); step: × decay_rate every decay_epochs; multistep: × "
+                      "decay_rate at each of decay_milestones (timm's rule: from the epoch before it)")
                   .same_as(kUltralytics, "cos_lr",
                            "true is scheduler=cosine; false, Ultralytics' linear schedule, leaves scheduler as it "
                            "is (linear unless set)",
                            cosine_when_true)
                   .inert_at({"false"})
-                  .same_as(kTimm, "sched",
-                           "cosine is shared (timm ends at --min-lr, here at lr0 × lrf); step, multistep, plateau, "
-                           "tanh and poly are not offered")
-                  .differs(kTimm, "decay_epochs",
-                           "step decay is not offered: scheduler is linear, cosine, onecycle or constant")
-                  .differs(kTimm, "decay_rate",
-                           "step decay is not offered: scheduler is linear, cosine, onecycle or constant")
-                  .differs(kTimm, "dr", "timm's --dr is --decay-rate: step decay is not offered")
+                  .same_as(kTimm, "sched", "cosine, step and multistep are shared; plateau, tanh and poly are "
+                                           "not offered")
                   .differs(kTimm, "lr_noise", "learning-rate noise is not offered");
+  schedule << bool_key("sched_on_updates", FIELD(schedule.sched_on_updates))
+                  .help("the LR changes at every update; false: at epoch ends only, each epoch at its schedule "
+                        "value (timm's default, and its warmup counts epochs)")
+                  .same_name(kTimm, "timm's default is false, ours true");
+  schedule << double_key("decay_epochs", FIELD(schedule.decay_epochs), 0.0, 1e6, {false, true})
+                  .help("scheduler=step: epochs between decays by decay_rate")
+                  .same_name(kTimm);
+  schedule << decay_milestones_key().help("scheduler=multistep: the epochs of the decays by decay_rate").same_name(kTimm);
+  schedule << double_key("decay_rate", FIELD(schedule.decay_rate), 0.0, 1.0, {false, true})
+                  .help("scheduler=step and multistep: the factor of each decay")
+                  .same_name(kTimm)
+                  .same_as(kTimm, "dr", "timm's short spelling of --decay-rate");
+  schedule << int_key("cooldown_epochs", FIELD(schedule.cooldown_epochs), 0)
+                  .help("epochs trained at the final LR after a linear, cosine or onecycle schedule ends "
+                        "(timm adds them to --epochs)")
+                  .same_name(kTimm);
   schedule << double_key("warmup_epochs", FIELD(schedule.warmup_epochs), 0.0, 1e6)
                   .values("≥ 0")
                   .help("warmup length in epochs, converted to updates with updates/epoch = ceil(micro-batches / "
@@ -709,6 +779,10 @@ std::vector<RecipeKey> build_table() {
                   .help("SGD momentum at the start of warmup, rising to `momentum`");
   schedule << double_key("warmup_bias_lr", FIELD(schedule.warmup_bias_lr), 0.0, 10.0)
                   .help("bias LR at the start of warmup, falling to the schedule");
+  schedule << optional_double_key("warmup_lr", FIELD(schedule.warmup_lr), 0.0, 10.0)
+                  .help("timm's warmup: every parameter's LR starts at this value and rises linearly to lr0, "
+                        "momentum constant; none = Ultralytics' warmup (from 0, biases from warmup_bias_lr)")
+                  .same_name(kTimm);
   optim << double_key("grad_clip", FIELD(optim.grad_clip), 0.0, 1e9)
                    .values("≥ 0")
                    .help("maximum total gradient L2 norm, applied once per update after unscaling; 0 = off")
@@ -892,8 +966,8 @@ std::vector<RecipeKey> build_table() {
                       "(mosaic or letterbox) and warped the same way, blended in with a weight ~ Beta(32, 32), its "
                       "boxes added; Ultralytics' own larger models were trained with 0.05–0.2")
                 .same_name(kTimm,
-                           "detection's MixUp probability here (it warns on classification); timm's --mixup is "
-                           "mixup_alpha");
+                           "in timm's dialect, timm's meaning: mixup_alpha, classification's MixUp; in a command "
+                           "with key=value, detection's MixUp probability");
   data << double_key("degrees", FIELD(data.degrees), 0.0, 180.0)
               .tasks(kDetect | kOcr)
               .help("detection and OCR training: random rotation ±degrees");

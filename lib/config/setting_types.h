@@ -10,7 +10,7 @@ namespace trainer {
 
 enum class TaskKind { classify, ocr, detect };
 enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta, musgd };
-enum class SchedulerKind { linear, cosine, onecycle, constant };
+enum class SchedulerKind { linear, cosine, onecycle, constant, step, multistep };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };
 // Every compile mode, simplest first: the order `trainer plan --probe` compares them in.

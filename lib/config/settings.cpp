@@ -31,6 +31,8 @@ const char* to_string(SchedulerKind value) {
     case SchedulerKind::cosine: return "cosine";
     case SchedulerKind::onecycle: return "onecycle";
     case SchedulerKind::constant: return "constant";
+    case SchedulerKind::step: return "step";
+    case SchedulerKind::multistep: return "multistep";
   }
   return "?";
 }

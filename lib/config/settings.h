@@ -52,6 +52,7 @@ struct ScheduleSettings {
   // Ultralytics' AutoBatch (batch=-1: 0.6, or batch=0.7): the share of GPU memory the batch may
   // take, chosen before training starts (compile/auto_batch.h) and then recorded as `batch`.
   std::optional<double> auto_batch;
+  std::optional<int64_t> val_batch;   // nullopt = 2 x batch (R28)
   std::optional<int64_t> accumulate;  // nullopt = auto
   int64_t nbs = 64;
   double lrf = 0.01;
@@ -63,6 +64,13 @@ struct ScheduleSettings {
   std::optional<int64_t> warmup_updates;  // overrides warmup_epochs
   double warmup_momentum = 0.8;
   double warmup_bias_lr = 0.1;
+  std::optional<double> warmup_lr;    // nullopt = Ultralytics' ramp from 0; else timm's from this LR
+  std::optional<double> min_lr;       // nullopt = lr0 * lrf
+  bool sched_on_updates = true;       // false: the LR changes at epoch ends only, as timm's default
+  double decay_epochs = 90;           // scheduler=step
+  std::vector<int64_t> decay_milestones = {90, 180, 270};  // scheduler=multistep
+  double decay_rate = 0.1;            // step and multistep
+  int64_t cooldown_epochs = 0;        // epochs at the final LR after the schedule ends
 };
 
 struct OptimizerSettings {
@@ -72,6 +80,7 @@ struct OptimizerSettings {
   double rho = 0.95;                  // Adadelta (EasyOCR's value)
   double eps = 1e-8;                  // Adam, AdamW, Adadelta
   double weight_decay = 5e-4;
+  bool scale_weight_decay = true;     // by effective batch / nbs (Ultralytics); false: as given (timm)
   double grad_clip = 10.0;
   bool ema = true;
   double ema_decay = 0.9999;
@@ -188,9 +197,11 @@ struct SharedTaskSettings {
   ScheduleSettings schedule;
 };
 
-// R28: validation and prediction run batches of twice the training micro-batch (no gradients to
-// keep), padded to that one size.
-inline int64_t validation_batch(const ScheduleSettings& schedule) { return schedule.batch * 2; }
+// R28: validation runs batches of twice the training micro-batch (no gradients to keep), padded to
+// that one size, unless val_batch says otherwise (timm's --validation-batch-size).
+inline int64_t validation_batch(const ScheduleSettings& schedule) {
+  return schedule.val_batch.value_or(schedule.batch * 2);
+}
 
 // The ascending widths OCR batches are padded to: bucket_widths, or multiples of bucket_step,
 // ending at imgW; imgW alone under TPS.

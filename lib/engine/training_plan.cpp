@@ -45,6 +45,14 @@ std::string epochs_text(const TrainingPlan& plan) {
          std::to_string(plan.updates_per_epoch) + " updates)";
 }
 
+// timm adds its cool-down epochs after the schedules that end (cosine here, and ours that end
+// likewise); step and multistep simply go on.
+int64_t cooldown_epochs(const ScheduleSettings& schedule) {
+  const bool ends = schedule.scheduler != SchedulerKind::step && schedule.scheduler != SchedulerKind::multistep &&
+                    schedule.scheduler != SchedulerKind::constant;
+  return ends ? schedule.cooldown_epochs : 0;
+}
+
 }  // namespace
 
 c10::Device resolve_device(const std::string& device, const WorldLayout& world) {
@@ -94,10 +102,11 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.micro_batches_per_epoch = slots_per_rank(epoch_micro_batches, plan.world_size);
   plan.updates_per_epoch = ceil_div(plan.micro_batches_per_epoch, plan.accumulate);
   plan.length_in_updates = settings.schedule.updates > 0;
-  plan.total_updates =
+  plan.shape_updates =
       plan.length_in_updates ? settings.schedule.updates : plan.updates_per_epoch * settings.schedule.epochs;
-  plan.epochs =
-      plan.length_in_updates ? ceil_div(plan.total_updates, plan.updates_per_epoch) : settings.schedule.epochs;
+  const int64_t epochs = settings.schedule.epochs + cooldown_epochs(settings.schedule);
+  plan.total_updates = plan.length_in_updates ? plan.shape_updates : plan.updates_per_epoch * epochs;
+  plan.epochs = plan.length_in_updates ? ceil_div(plan.total_updates, plan.updates_per_epoch) : epochs;
   plan.val_interval = settings.output.val_interval;
   plan.warmup_updates = settings.schedule.warmup_updates.value_or(
       std::llround(settings.schedule.warmup_epochs * static_cast<double>(plan.updates_per_epoch)));
@@ -115,8 +124,9 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
       plan.lr = std::round(0.002 * 5.0 / (4.0 + static_cast<double>(classes)) * 1e6) / 1e6;
     }
   }
-  plan.weight_decay = settings.optim.weight_decay * static_cast<double>(plan.effective_batch) /
-                      static_cast<double>(settings.schedule.nbs);
+  plan.weight_decay = settings.optim.weight_decay;
+  if (settings.optim.scale_weight_decay)
+    plan.weight_decay *= static_cast<double>(plan.effective_batch) / static_cast<double>(settings.schedule.nbs);
 
   plan.device = resolve_device(settings.run.device, world);
   const bool cuda = plan.device.is_cuda();
@@ -139,6 +149,13 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   plan.compile = settings.execution.compile;
   plan.threads = resolve_threads(settings.run.threads, world);
   return plan;
+}
+
+std::string schedule_text(const ScheduleSettings& schedule) {
+  std::string text = to_string(schedule.scheduler);
+  text += schedule.sched_on_updates ? ", stepped every update" : ", stepped at epoch ends";
+  if (schedule.warmup_lr) text += ", warmup from " + format_double(*schedule.warmup_lr);
+  return text;
 }
 
 int64_t epoch_updates(const TrainingPlan& plan, int64_t epoch) {
@@ -193,6 +210,16 @@ ScheduleOptions schedule_options(const ScheduleSettings& schedule, const Optimiz
   options.warmup_bias_lr = schedule.warmup_bias_lr;
   options.momentum = optimizer.momentum;
   options.warmup_momentum = schedule.warmup_momentum;
+  options.warmup_lr = schedule.warmup_lr;
+  if (schedule.min_lr) options.lrf = plan.lr > 0 ? *schedule.min_lr / plan.lr : 0.0;
+  options.shape_updates = plan.shape_updates;
+  // timm counts its schedule in epochs unless --sched-on-updates; its lengths are epochs either way.
+  const int64_t per_epoch = plan.updates_per_epoch;
+  options.step_updates = schedule.sched_on_updates ? 1 : per_epoch;
+  const int64_t unit = schedule.sched_on_updates ? per_epoch : 1;
+  options.decay_steps = schedule.decay_epochs * static_cast<double>(unit);
+  for (const int64_t epoch : schedule.decay_milestones) options.milestones.push_back(epoch * unit);
+  options.decay_rate = schedule.decay_rate;
   return options;
 }
 

@@ -26,7 +26,8 @@ struct TrainingPlan {
   int64_t micro_batches_per_epoch = 0;  ///< per rank: ceil(epoch_micro_batches / world_size)
   int64_t updates_per_epoch = 0;      ///< ceil(micro-batches per rank / accumulate): short last group kept
   int64_t epochs = 0;                 ///< derived from total_updates when length_in_updates
-  int64_t total_updates = 0;
+  int64_t total_updates = 0;          ///< the schedule's and the cool-down's
+  int64_t shape_updates = 0;          ///< the schedule's alone (before cooldown_epochs)
   bool length_in_updates = false;  ///< `updates=` set: the last epoch may stop part-way
   int64_t val_interval = 0;        ///< validate every N updates (0: at epoch ends)
   int64_t warmup_updates = 0;
@@ -52,6 +53,8 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
 // The learning-rate and momentum schedule of the plan's updates.
 ScheduleOptions schedule_options(const ScheduleSettings& schedule, const OptimizerSettings& optimizer,
                                  const TrainingPlan& plan);
+// The schedule's kind, its step (update or epoch) and timm's warmup start, for `trainer plan`.
+std::string schedule_text(const ScheduleSettings& schedule);
 // Updates the 0-based `epoch` runs: updates_per_epoch, fewer in the last epoch of an `updates=` run.
 int64_t epoch_updates(const TrainingPlan& plan, int64_t epoch);
 std::string amp_text(const TrainingPlan& plan);

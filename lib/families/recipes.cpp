@@ -5,8 +5,8 @@
 namespace trainer {
 
 Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides) {
-  return load_settings(config_path, overrides, model_catalog());
+                       const std::vector<std::string>& overrides, Dialect dialect) {
+  return load_settings(config_path, overrides, model_catalog(), dialect);
 }
 
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,

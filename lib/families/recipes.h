@@ -11,7 +11,7 @@
 namespace trainer {
 
 Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides);
+                       const std::vector<std::string>& overrides, Dialect dialect = Dialect::ultralytics);
 
 // A recipe held as text (e.g. inside a checkpoint); `origin` names it in error messages.
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,

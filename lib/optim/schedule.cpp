@@ -25,17 +25,48 @@ double schedule_factor(SchedulerKind kind, double lrf, double x) {
     case SchedulerKind::onecycle:
       if (x < kOneCycleRise) return cosine_between(1.0 / kOneCycleStartDivisor, 1.0, x / kOneCycleRise);
       return cosine_between(1.0, lrf, (x - kOneCycleRise) / (1.0 - kOneCycleRise));
-    case SchedulerKind::constant: return 1.0;
+    case SchedulerKind::constant:
+    case SchedulerKind::step:
+    case SchedulerKind::multistep: return 1.0;
   }
   return 1.0;
 }
 
+namespace {
+
+// lr0's multiplier at schedule step t, warmup aside.
+double shape_factor(const ScheduleOptions& options, int64_t t) {
+  switch (options.kind) {
+    case SchedulerKind::step:
+      return std::pow(options.decay_rate, std::floor(static_cast<double>(t) / options.decay_steps));
+    case SchedulerKind::multistep: {
+      // timm's MultiStepLRScheduler counts the milestones at or below t + 1.
+      const auto passed = std::upper_bound(options.milestones.begin(), options.milestones.end(), t + 1) -
+                          options.milestones.begin();
+      return std::pow(options.decay_rate, static_cast<double>(passed));
+    }
+    default: {
+      const int64_t shape = options.shape_updates > 0 ? options.shape_updates : options.total_updates;
+      const double steps = static_cast<double>(std::max<int64_t>(shape, 1)) / static_cast<double>(options.step_updates);
+      return schedule_factor(options.kind, options.lrf, static_cast<double>(t) / steps);
+    }
+  }
+}
+
+}  // namespace
+
 ScheduleValues schedule_at(const ScheduleOptions& options, int64_t update) {
-  const double progress =
-      static_cast<double>(update) / static_cast<double>(std::max<int64_t>(options.total_updates, 1));
-  const double scheduled = options.lr0 * schedule_factor(options.kind, options.lrf, progress);
+  const int64_t t = update / std::max<int64_t>(options.step_updates, 1);
+  const double scheduled = options.lr0 * shape_factor(options, t);
   ScheduleValues values{scheduled, scheduled, options.momentum};
-  if (update < options.warmup_updates) {
+  if (options.warmup_lr) {
+    const double warmup_steps =
+        static_cast<double>(options.warmup_updates) / static_cast<double>(std::max<int64_t>(options.step_updates, 1));
+    if (static_cast<double>(t) < warmup_steps) {
+      values.lr = *options.warmup_lr + static_cast<double>(t) * (options.lr0 - *options.warmup_lr) / warmup_steps;
+      values.bias_lr = values.lr;
+    }
+  } else if (update < options.warmup_updates) {
     const double ramp = static_cast<double>(update + 1) / static_cast<double>(options.warmup_updates);
     values.lr = scheduled * ramp;
     values.bias_lr = options.warmup_bias_lr + (scheduled - options.warmup_bias_lr) * ramp;

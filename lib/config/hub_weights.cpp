@@ -1,0 +1,90 @@
+#include "config/hub_weights.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+namespace trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+fs::path home_cache() {
+  const std::string xdg = environment("XDG_CACHE_HOME");
+  return xdg.empty() ? fs::path(environment("HOME")) / ".cache" : fs::path(xdg);
+}
+
+fs::path hugging_face_cache() {
+  if (const std::string hub = environment("HF_HUB_CACHE"); !hub.empty()) return hub;
+  if (const std::string home = environment("HF_HOME"); !home.empty()) return fs::path(home) / "hub";
+  return home_cache() / "huggingface" / "hub";
+}
+
+fs::path torch_hub_checkpoints() {
+  const std::string home = environment("TORCH_HOME");
+  return (home.empty() ? home_cache() / "torch" : fs::path(home)) / "hub" / "checkpoints";
+}
+
+// The entries of `folder` (sorted) whose names `keep` accepts.
+std::vector<fs::path> entries(const fs::path& folder,
+                              const std::function<bool(const std::string&)>& keep) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) return found;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (keep(entry.path().filename().string())) found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The weights file of one cached repository: any snapshot's model.safetensors, else
+// pytorch_model.bin.
+std::optional<std::string> snapshot_weights(const fs::path& repository) {
+  for (const char* name : {"model.safetensors", "pytorch_model.bin"}) {
+    for (const fs::path& snapshot :
+         entries(repository / "snapshots", [](const std::string&) { return true; })) {
+      std::error_code error;
+      if (fs::is_regular_file(snapshot / name, error)) return (snapshot / name).string();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+HubWeights find_hub_weights(const std::string& model) {
+  HubWeights result;
+  const bool tagged = model.find('.') != std::string::npos;
+  const fs::path hub = hugging_face_cache();
+  const std::string repository = "models--timm--" + model;
+  result.looked.push_back(
+      (hub / (repository + (tagged ? "" : "[.TAG]")) / "snapshots" / "*" / "model.safetensors")
+          .string() +
+      " (or pytorch_model.bin)");
+  const auto is_model = [&](const std::string& name) {
+    return name == repository || (!tagged && name.rfind(repository + ".", 0) == 0);
+  };
+  for (const fs::path& folder : entries(hub, is_model)) {
+    if ((result.file = snapshot_weights(folder))) return result;
+  }
+  const std::string stem = tagged ? model.substr(0, model.find('.')) : model;
+  const fs::path checkpoints = torch_hub_checkpoints();
+  result.looked.push_back((checkpoints / (stem + "-*.pth")).string());
+  const auto is_torchvision = [&](const std::string& name) {
+    return name.rfind(stem + "-", 0) == 0 && fs::path(name).extension() == ".pth";
+  };
+  for (const fs::path& file : entries(checkpoints, is_torchvision)) {
+    result.file = file.string();
+    return result;
+  }
+  return result;
+}
+
+}  // namespace trainer
