@@ -192,7 +192,6 @@ std::vector<ForeignSpelling> timm_keys() {
       refused(kTimm, "jsd_loss", "the Jensen-Shannon divergence loss needs augmentation splits, which are not offered",
               {}),
       refused(kTimm, "jsd", "timm's --jsd is --jsd-loss: the Jensen-Shannon divergence loss is not offered", {}),
-      refused(kTimm, "drop_path", "stochastic depth is not offered", {"0"}),
       refused(kTimm, "cooldown_epochs", "the schedule has no cool-down epochs at its final learning rate", {"0"}),
       refused(kTimm, "apex_amp", "NVIDIA Apex is not used: --amp (amp=true) is PyTorch's own mixed precision",
               {"false"}),

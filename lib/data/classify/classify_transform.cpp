@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "data/classify/classify_crop.h"
+#include "data/classify/random_erasing.h"
 #include "data/read_image.h"
 #include "data/resize_image.h"
 #include "data/rng.h"
@@ -56,15 +57,6 @@ cv::Mat region_pixels(const ImageDataset& data, size_t index, const ClassifyAugm
   const int x1 = int(std::lround(region.br().x * sx)), y1 = int(std::lround(region.br().y * sy));
   const cv::Rect scaled = cv::Rect(x0, y0, x1 - x0, y1 - y0) & cv::Rect(0, 0, image.cols, image.rows);
   return scaled.empty() ? image : image(scaled);
-}
-
-// Zero after normalisation: the dataset's mean colour.
-void erase(const cv::Rect& box, int64_t side, int64_t channels, float* out) {
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t y = box.y; y < box.y + box.height; ++y) {
-      std::fill_n(out + c * side * side + y * side + box.x, box.width, 0.0f);
-    }
-  }
 }
 
 // Writes one HWC uint8 image into CHW float planes in a single pass: crop, flip, scale and
@@ -129,9 +121,7 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
       }
       float* out = input + b * channels * side * side;
       write_sample(sample, placement, scale, offset, out);
-      if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {
-        erase(random_erasing_box(side, rng), side, channels, out);
-      }
+      if (augment.train) random_erase(augment.erasing, side, channels, rng, out);
       target[b] = data.label(index);
     }
     if (augment.train && augment.mix.enabled()) {
