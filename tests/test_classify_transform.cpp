@@ -117,7 +117,7 @@ TEST_CASE("pixels normalised by the task equal, to the bit, what a collate that 
   const torch::Tensor pixels = make_classify_collate(data, augment, norm, 9)(indices, 4).input;
   REQUIRE(pixels.dtype() == torch::kUInt8);
   // Erasing on at a probability no draw reaches makes the collate normalise on the CPU.
-  augment.erasing = 1e-12;
+  augment.erasing.probability = 1e-12;
   const torch::Tensor normalised = make_classify_collate(data, augment, norm, 9)(indices, 4).input;
   REQUIRE(normalised.dtype() == torch::kFloat32);
   CHECK(torch::equal(normalized_input(pixels, norm), normalised));
@@ -160,7 +160,7 @@ TEST_CASE("train augmentation is identical for any worker count and changes per 
   PatternDataset data(40, 12, 3);
   ClassifyAugment augment = augment_of(12, 3, 0.5, true);
   augment.scale = 0.5;
-  augment.erasing = 0.5;
+  augment.erasing.probability = 0.5;
   augment.auto_augment.policy = AutoAugmentPolicy::randaugment;
   const auto collate = make_classify_collate(data, augment, data.normalization(), 11);
   const auto batches = make_batches(epoch_order(subset_indices(40, 1.0, 0), 11, 0, true), 8, false);
@@ -243,7 +243,7 @@ TEST_CASE("random erasing blanks one rectangle to the dataset mean", "[data]") {
   std::vector<size_t> indices(20);
   std::iota(indices.begin(), indices.end(), 0);
   CHECK_FALSE(collated_input(data, augment, centred, 5, indices, 0).eq(0).any().item<bool>());
-  augment.erasing = 1.0;
+  augment.erasing.probability = 1.0;
   const auto erased = collated_input(data, augment, centred, 5, indices, 0);
   for (int64_t b = 0; b < 20; ++b) {
     const auto zero = erased[b][0].eq(0);
@@ -280,7 +280,7 @@ TEST_CASE("automatic augmentation transforms training samples with its own draws
        {AutoAugmentPolicy::randaugment, AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment}) {
     INFO(to_string(policy));
     ClassifyAugment augment = augment_of(16, 0, 0.0, true);
-    augment.erasing = 0.5;
+    augment.erasing.probability = 0.5;
     const torch::Tensor plain = collated_input(data, augment, raw, 3, indices, 2);
     augment.auto_augment = {policy, 2, 12};
     const torch::Tensor augmented = collated_input(data, augment, raw, 3, indices, 2);
@@ -307,7 +307,7 @@ TEST_CASE("colour jitter transforms training samples with its own draws, only wh
   std::vector<size_t> indices(12);
   std::iota(indices.begin(), indices.end(), 0);
   ClassifyAugment augment = augment_of(16, 0, 0.0, true);
-  augment.erasing = 0.5;
+  augment.erasing.probability = 0.5;
   const torch::Tensor plain = collated_input(data, augment, raw, 3, indices, 2);
   augment.color_jitter = {0.4, 0.4, 0.7, 0.015};
   const torch::Tensor jittered = collated_input(data, augment, raw, 3, indices, 2);
@@ -324,7 +324,7 @@ TEST_CASE("colour jitter transforms training samples with its own draws, only wh
   ClassifyAugment policy_only = augment_of(16, 0, 0.0, true);
   policy_only.auto_augment = {AutoAugmentPolicy::randaugment, 2, 9};
   augment.auto_augment = policy_only.auto_augment;
-  augment.erasing = 0.0;
+  augment.erasing.probability = 0.0;
   CHECK(torch::equal(collated_input(data, augment, raw, 3, indices, 2),
                      collated_input(data, policy_only, raw, 3, indices, 2)));
 

@@ -280,7 +280,7 @@ TEST_CASE("Ultralytics' values are converted as its cfg checks convert them", "[
   CHECK(settings({"device=[7]"}).run.device == "cuda:7");
   CHECK(settings({"device=-1"}).run.device == "idle");
   CHECK(settings({"device="}).run.device == "auto");
-  CHECK(settings({"dropout=false"}).ocr.dropout == 0.0);
+  CHECK(settings({"dropout=false"}).run.dropout == 0.0);
   CHECK(settings({"patience=0"}).output.patience == 0);
   CHECK(settings({"save_period=0"}).output.save_period == -1);
   CHECK(settings({"cos_lr=true"}).schedule.scheduler == SchedulerKind::cosine);

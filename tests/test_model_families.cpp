@@ -13,7 +13,7 @@ using namespace trainer;
 
 TEST_CASE("the registered families name their models, tasks and defaults", "[families][config]") {
   CHECK(model_families_text(model_catalog()) ==
-        "resnet18/34/50 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x (task=detect), yolo11n/s/m/l/x "
+        "resnet18/34/50/101/152 (task=classify), crnn (task=ocr), yolov8n/s/m/l/x (task=detect), yolo11n/s/m/l/x "
         "(task=detect), yolo26n/s/m/l/x (task=detect), yolov5nu/su/mu/lu/xu (task=detect), a model .yaml of "
         "Ultralytics' format (task=detect), yolov8n/s/m/l/x-cls (task=classify), yolo11n/s/m/l/x-cls "
         "(task=classify), yolo26n/s/m/l/x-cls (task=classify) or a -cls model .yaml (task=classify)");

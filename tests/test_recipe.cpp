@@ -84,7 +84,6 @@ TEST_CASE("keys of Ultralytics and timm that differ here say what they are", "[c
              Catch::Contains("rect=True (Ultralytics) asks for what is not done here") &&
                  Catch::Contains("rectangular batches"));
   CHECK_THAT(error_of(std::nullopt, {"lr_noise=0.4"}), Catch::Contains("learning-rate noise is not offered"));
-  CHECK_THAT(error_of(std::nullopt, {"remode=pixel"}), Catch::Contains("mean colour"));
   TempDir dir("foreign");
   write_text(dir / "r.yaml", "epochs: 3\ncolor_jitter: 0.4\n");
   CHECK_THAT(error_of((dir / "r.yaml").string(), {}),

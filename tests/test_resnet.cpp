@@ -13,8 +13,12 @@ using namespace trainer;
 
 namespace {
 
-// torchvision's reference data.
+// torchvision's reference data; the deep ones (large files) only for the tests that ask.
 std::string torchvision_file(const std::string& arch) {
+  if (arch == "resnet101" || arch == "resnet152") {
+    static const testing::PythonOutput deep("resnet_fixture.py", "resnet101 resnet152");
+    return deep.file(arch + ".pt");
+  }
   static const testing::PythonOutput fixture("resnet_fixture.py");
   return fixture.file(arch + ".pt");
 }
@@ -42,7 +46,8 @@ Reference load_reference(const std::string& arch) {
 
 TEST_CASE("resnets have torchvision's keys in its order and give its logits from its weights",
           "[models]") {
-  const std::string arch = GENERATE(as<std::string>(), "resnet18", "resnet34", "resnet50");
+  const std::string arch =
+      GENERATE(as<std::string>(), "resnet18", "resnet34", "resnet50", "resnet101", "resnet152");
   INFO(arch);
   const Reference reference = load_reference(arch);
   ResNet model = make_resnet(arch, 3, 1000, NormKind::batch);
@@ -81,6 +86,24 @@ TEST_CASE("resnet parameter counts match torchvision's at 1000 classes", "[model
   CHECK(testing::parameter_count(*make_resnet("resnet18", 3, 1000, NormKind::batch)) == 11'689'512);
   CHECK(testing::parameter_count(*make_resnet("resnet34", 3, 1000, NormKind::batch)) == 21'797'672);
   CHECK(testing::parameter_count(*make_resnet("resnet50", 3, 1000, NormKind::batch)) == 25'557'032);
+  CHECK(testing::parameter_count(*make_resnet("resnet101", 3, 1000, NormKind::batch)) == 44'549'160);
+  CHECK(testing::parameter_count(*make_resnet("resnet152", 3, 1000, NormKind::batch)) == 60'192'808);
+}
+
+TEST_CASE("timm's tagged names build the tag's architecture and unknown ones are named", "[models][timm]") {
+  const auto keys_of = [](const std::string& name) {
+    std::vector<std::string> keys;
+    for (const auto& [key, tensor] : state_dict(*make_resnet(name, 3, 10, NormKind::batch))) keys.push_back(key);
+    return keys;
+  };
+  CHECK(keys_of("resnet50.a1_in1k") == keys_of("resnet50"));
+  CHECK(keys_of("resnet18.tv_in1k") == keys_of("resnet18"));
+  CHECK(keys_of("resnet101.tv2_in1k") == keys_of("resnet101"));
+  CHECK(keys_of("resnet50.a1_in1k") != keys_of("resnet101"));
+  CHECK_THROWS_WITH(make_resnet("resnet26d.a1_in1k", 3, 10, NormKind::batch),
+                    Catch::Contains("unknown model 'resnet26d.a1_in1k'") &&
+                        Catch::Contains("resnet18, resnet34, resnet50, resnet101, resnet152"));
+  CHECK_THROWS_AS(make_resnet("resnet200", 3, 10, NormKind::batch), UserError);
 }
 
 TEST_CASE("in_channels and classes change only conv1 and fc", "[models]") {
@@ -149,8 +172,8 @@ TEST_CASE("cloned resnets hold equal but independent weights", "[models]") {
 }
 
 TEST_CASE("make_resnet names the allowed models when given another", "[models]") {
-  CHECK_THROWS_AS(make_resnet("resnet101", 3, 10, NormKind::batch), UserError);
+  CHECK_THROWS_AS(make_resnet("resnet200", 3, 10, NormKind::batch), UserError);
   CHECK_THROWS_WITH(
       make_resnet("resnet19", 3, 10, NormKind::batch),
-      Catch::Contains("'resnet19'") && Catch::Contains("resnet18, resnet34, resnet50"));
+      Catch::Contains("'resnet19'") && Catch::Contains("resnet18, resnet34, resnet50, resnet101, resnet152"));
 }

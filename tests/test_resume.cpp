@@ -74,8 +74,9 @@ TEST_CASE("a run stopped anywhere and resumed ends bit-identical", "[engine][res
   CHECK(identical(interrupted_weights(stop_after, dir.path()), reference));
 }
 
-TEST_CASE("Adam and Adadelta runs stopped mid-group and mid-epoch resume bit-identical", "[engine][resume]") {
-  const std::string optimizer = GENERATE("adam", "adadelta");
+TEST_CASE("Adam, Adadelta and RMSpropTF runs stopped mid-group and mid-epoch resume bit-identical",
+          "[engine][resume]") {
+  const std::string optimizer = GENERATE("adam", "adadelta", "rmsproptf");
   const auto recipe = with({"optimizer=" + optimizer, optimizer == "adadelta" ? "lr0=1.0" : "lr0=0.002"});
   const NamedTensors reference = uninterrupted_weights(recipe);
   CHECK_FALSE(identical(reference, uninterrupted_weights()));  // the optimizer really is another one

@@ -43,6 +43,7 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"fraction", "0.5"},
     {"freeze", "2"},
     {"dropout", "0.25"},
+    {"drop_path", "0.125"},
     {"val", "false"},
     {"conf", "0.125"},
     {"iou", "0.5"},
@@ -74,6 +75,8 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"mixup", "0.25"},
     {"auto_augment", "randaugment"},
     {"erasing", "0.25"},
+    {"erasing_mode", "pixel"},
+    {"erasing_count", "3"},
     {"crop_fraction", "0.875"},
     {"mixup_prob", "0.5"},
     {"mixup_switch_prob", "0.25"},
@@ -126,6 +129,10 @@ const std::map<std::string, std::string> kOwnSpellings = {
     {"lr", "lr0"},
     {"hflip", "fliplr"},
     {"reprob", "erasing"},
+    {"remode", "erasing_mode"},
+    {"recount", "erasing_count"},
+    {"aa", "auto_augment"},
+    {"drop", "dropout"},
     {"cutmix", "cutmix_alpha"},
     {"smoothing", "label_smoothing"},
     {"model_ema", "ema"},
@@ -180,8 +187,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 58 Ultralytics keys and 21 timm flags named as ours, and the tools' own spellings.
-  CHECK(spellings.size() == 58 + 21 + kOwnSpellings.size());
+  // 58 Ultralytics keys and 22 timm flags named as ours (drop_path among them), and the tools'
+  // own spellings.
+  CHECK(spellings.size() == 58 + 22 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

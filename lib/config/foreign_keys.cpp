@@ -186,7 +186,6 @@ std::vector<ForeignSpelling> timm_keys() {
       refused(kTimm, "jsd_loss", "the Jensen-Shannon divergence loss needs augmentation splits, which are not offered",
               {}),
       refused(kTimm, "jsd", "timm's --jsd is --jsd-loss: the Jensen-Shannon divergence loss is not offered", {}),
-      refused(kTimm, "drop_path", "stochastic depth is not offered", {"0"}),
       refused(kTimm, "warmup_prefix",
               "the schedule counts its epochs from the first, warmup included, as timm's default does", {"false"}),
       refused(kTimm, "mixup_mode",

@@ -9,6 +9,7 @@
 #include "config/device_list.h"
 #include "config/foreign_keys.h"
 #include "config/key_rows.h"
+#include "config/timm_rand_augment_text.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -278,11 +279,12 @@ KeyRow optimizer_key() {
       {"adamax", "Adamax (Adam with an infinity norm) has no fused update here; adam is the nearest"},
       {"nadam", "NAdam (Adam with Nesterov momentum) has no fused update here; adam or adamw is the nearest"},
       {"radam", "RAdam (rectified Adam) has no fused update here; adam with warmup is the usual stand-in"},
-      {"rmsprop", "RMSProp has no fused update here; adadelta (running RMS of gradients and of updates) or adam"},
+      {"rmsprop", "torch's RMSProp has no fused update here; rmsproptf (timm's TensorFlow-style RMSprop) is the nearest"},
   };
   static const std::vector<OptimizerKind> kinds = {OptimizerKind::automatic, OptimizerKind::sgd, OptimizerKind::adamw,
-                                                   OptimizerKind::adam, OptimizerKind::adadelta, OptimizerKind::musgd};
-  const std::string values = "auto, sgd, adamw, adam, adadelta, musgd";
+                                                   OptimizerKind::adam, OptimizerKind::adadelta, OptimizerKind::musgd,
+                                                   OptimizerKind::rmsproptf};
+  const std::string values = "auto, sgd, adamw, adam, adadelta, musgd, rmsproptf";
   return custom_key(
       "optimizer", values,
       [values](Settings& s, const RecipeValue& v) {
@@ -299,6 +301,34 @@ KeyRow optimizer_key() {
         fail_value("optimizer", v, "one of " + values);
       },
       [](const Settings& s) { return std::string(to_string(s.optim.kind)); });
+}
+
+// torchvision's policies by name (false is none), or timm's RandAugment by its string.
+KeyRow auto_augment_key() {
+  static const std::vector<AutoAugmentPolicy> policies = {AutoAugmentPolicy::none, AutoAugmentPolicy::randaugment,
+                                                          AutoAugmentPolicy::autoaugment,
+                                                          AutoAugmentPolicy::trivialaugment};
+  const std::string values = "none, randaugment, autoaugment, trivialaugment, false, rand-m9-mstd0.5 (timm's)";
+  return custom_key(
+      "auto_augment", values,
+      [values](Settings& s, const RecipeValue& v) {
+        const std::string lowered = v.is_null ? "none" : to_lower(v.text);
+        for (AutoAugmentPolicy policy : policies) {
+          if (lowered == to_string(policy) || (lowered == "false" && policy == AutoAugmentPolicy::none)) {
+            s.classify.auto_augment = policy;
+            return;
+          }
+        }
+        if (!is_timm_rand_augment(lowered)) fail_value("auto_augment", v, "one of " + values);
+        if (const auto problem = read_timm_rand_augment(lowered, s.classify.timm_rand)) {
+          fail_value("auto_augment", v, "timm's RandAugment string: " + *problem);
+        }
+        s.classify.auto_augment = AutoAugmentPolicy::timm_rand;
+      },
+      [](const Settings& s) {
+        return s.classify.auto_augment == AutoAugmentPolicy::timm_rand ? timm_rand_augment_text(s.classify.timm_rand)
+                                                                       : std::string(to_string(s.classify.auto_augment));
+      });
 }
 
 // Ultralytics' pretrained is a boolean or a path: true starts from the `.pt` given as model (for
@@ -443,7 +473,9 @@ std::vector<RecipeKey> build_table() {
                  "Ultralytics' released file: `model=yolov8s` is `model=yolov8s.pt`, found in the working "
                  "directory or the settings' weights_dir (an error naming both when in neither); in a recipe "
                  "file, and for resnet and crnn, a bare name is the architecture")
-             .same_name(kTimm, "resnet18, resnet34, resnet50 of timm's names (torchvision's weights layout)");
+             .same_name(kTimm,
+                        "resnet18/34/50/101/152 of timm's names (torchvision's weights layout), also with timm's "
+                        "weights tag (resnet50.a1_in1k is resnet50)");
   run << string_key("data", FIELD(run.data), false,
                     "`fashion-mnist`, a folder of IDX files, an ImageFolder root, an OCR root, a `data.yaml`")
              .path({"fashion-mnist"})
@@ -563,23 +595,31 @@ std::vector<RecipeKey> build_table() {
                   .help("classification training: probability of random erasing, one rectangle of 2–33 % of the "
                         "image (height/width 0.3–3.3) set to the dataset's mean colour (torchvision's "
                         "`RandomErasing`, Ultralytics' `erasing`)")
-                  .same_as(kTimm, "reprob", "the box gets the dataset's mean colour, timm's --remode const")
-                  .differs(kTimm, "remode",
-                           "erasing fills its box with the dataset's mean colour (timm's const); pixel and rand noise "
-                           "are not offered")
-                  .differs(kTimm, "recount", "erasing cuts one box per image (timm's --recount 1)");
-  classify << enum_key("auto_augment", FIELD(classify.auto_augment),
-                       std::vector{AutoAugmentPolicy::none, AutoAugmentPolicy::randaugment,
-                                   AutoAugmentPolicy::autoaugment, AutoAugmentPolicy::trivialaugment},
-                       {{"false", AutoAugmentPolicy::none}})
+                  .same_as(kTimm, "reprob", "the boxes are filled as erasing_mode says (timm's --remode)");
+  classify << enum_key("erasing_mode", FIELD(classify.erasing_mode),
+                       std::vector{ErasingMode::constant, ErasingMode::rand, ErasingMode::pixel})
                   .tasks(kClassify)
-                  .help("classification training: torchvision's automatic augmentation of each resized sample "
-                        "(Ultralytics' `auto_augment`; timm's `--aa`): RandAugment (`randaugment_ops` ops of 14, "
-                        "each at bin `randaugment_magnitude` of 31), AutoAugment's ImageNet policy, or "
-                        "TrivialAugmentWide (one op at a random strength); docs/training.md")
-                  .differs(kTimm, "aa",
-                           "timm's --aa is auto_augment here (randaugment, autoaugment, trivialaugment), with "
-                           "randaugment_ops and randaugment_magnitude for rand-mM-nN");
+                  .help("what erasing fills its boxes with, after normalisation as timm's RandomErasing: 0 (the "
+                        "dataset's mean colour), one standard-normal value per channel and box, or one per pixel; "
+                        "drawn from the sample's seeded generator")
+                  .same_as(kTimm, "remode");
+  classify << int_key("erasing_count", FIELD(classify.erasing_count), 1, 100)
+                  .tasks(kClassify)
+                  .help("most boxes erasing cuts from an image: their number is uniform in 1 … this (timm's "
+                        "`--recount`), each of 2–33 % of the image divided by that number")
+                  .same_as(kTimm, "recount");
+  classify << auto_augment_key()
+                  .tasks(kClassify)
+                  .help("classification training: automatic augmentation of each resized sample (Ultralytics' "
+                        "`auto_augment`; timm's `--aa`): torchvision's RandAugment (`randaugment_ops` ops of 14, "
+                        "each at bin `randaugment_magnitude` of 31), AutoAugment's ImageNet policy or "
+                        "TrivialAugmentWide (one op at a random strength), or timm's RandAugment as its string "
+                        "gives it (`rand-m9-mstd0.5`, `rand-m9-n3-mstd0.5-inc1`: timm's 15 ops, each at odds 0.5, "
+                        "magnitude m of 10 with Gaussian noise mstd, inc1 its increasing ops; applied with "
+                        "torchvision's op arithmetic, nearest-pixel geometry on black); docs/training.md")
+                  .same_as(kTimm, "aa",
+                           "timm's rand-… strings are timm's RandAugment; its AutoAugment policies (v0, original) "
+                           "and AugMix are not offered: autoaugment is torchvision's ImageNet policy");
   classify << int_key("randaugment_ops", FIELD(classify.randaugment_ops), 1, 14)
                   .tasks(kClassify)
                   .help("randaugment: ops applied to each sample, one after another (torchvision's `num_ops`, the "
@@ -690,13 +730,16 @@ std::vector<RecipeKey> build_table() {
                          "Adam); adadelta = Adadelta (EasyOCR's default: lr0=1.0 rho=0.95 eps=1e-8 weight_decay=0); "
                          "musgd = Ultralytics 8.4's MuSGD (Nesterov SGD plus, on every weight matrix, Muon's "
                          "Newton-Schulz orthogonalised update at 0.2 x lr, and YOLO26's class branches at 3 x lr); "
-                         "each as torch.optim or Ultralytics computes it (docs/training.md). Ultralytics' Adamax, "
+                         "rmsproptf = timm's RMSpropTF (TensorFlow's RMSprop: decay 0.9, eps inside the square root, "
+                         "running mean square starting at 1, momentum buffer holding lr × the step, weight decay "
+                         "added to the gradient; timm's default eps is 1e-10, its recipes give --opt-eps 0.001); "
+                         "each as torch.optim, Ultralytics or timm computes it (docs/training.md). Ultralytics' Adamax, "
                          "NAdam, RAdam and RMSProp are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
                             easyocr_optimizer)
                    .same_as(kTimm, "opt",
-                            "sgd (with Nesterov momentum, as timm's sgd), adam, adamw and adadelta are shared; timm's "
-                            "other optimizers are not offered");
+                            "sgd (with Nesterov momentum, as timm's sgd), adam, adamw, adadelta and rmsproptf are "
+                            "shared; timm's other optimizers are not offered");
   optim << double_key("lr0", FIELD(optim.lr0), 0.0, 10.0, {false, true})
                    .help("initial learning rate at `lr_base_batch`")
                    .same_as(kTimm, "lr", "the learning rate itself: lr0 with lr_scale=none", unscaled_lr)
@@ -711,7 +754,8 @@ std::vector<RecipeKey> build_table() {
                         "`--min-lr`); none = lr0 × lrf")
                   .same_name(kTimm);
   optim << double_key("momentum", FIELD(optim.momentum), 0.0, 1.0, {true, false})
-                   .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning); Adadelta has none")
+                   .help("SGD momentum (nesterov) / Adam and AdamW beta1 (Ultralytics' meaning) / RMSpropTF momentum; "
+                         "Adadelta has none")
                    .same_as(kEasyOcr, "beta1",
                             "EasyOCR's beta1 is Adam's beta1, which is momentum here (EasyOCR's own train.py builds "
                             "Adam with torch's defaults and does not pass it)")
@@ -720,9 +764,9 @@ std::vector<RecipeKey> build_table() {
                    .help("Adadelta: decay of the running averages of squared gradients and squared updates (EasyOCR's "
                          "`rho`; torch's default is 0.9)");
   optim << double_key("eps", FIELD(optim.eps), 0.0, 1.0, {false, true})
-                   .help("Adam, AdamW and Adadelta: the term added inside the update's denominator (EasyOCR's `eps`; "
-                         "torch's Adadelta default is 1e-6)")
-                   .same_as(kTimm, "opt_eps", "the term added to the denominator of Adam, AdamW and Adadelta");
+                   .help("Adam, AdamW, Adadelta and RMSpropTF: the term added inside the update's denominator "
+                         "(EasyOCR's `eps`; torch's Adadelta default is 1e-6, timm's RMSpropTF's 1e-10)")
+                   .same_as(kTimm, "opt_eps", "the term added to the denominator of Adam, AdamW, Adadelta and RMSpropTF");
   optim << double_key("weight_decay", FIELD(optim.weight_decay), 0.0, 1.0)
                    .help("weight decay at batch `nbs`, scaled by effective batch / nbs (Ultralytics' rule); never "
                          "applied to norm weights and biases")
@@ -945,12 +989,18 @@ std::vector<RecipeKey> build_table() {
              .tasks(kOcr)
              .help("OCR training: elastic warping of each line (Simard et al.), its largest displacement in pixels at "
                    "imgH; with `degrees` and `shear` the line augmentation, all off by default as in EasyOCR");
-  ocr << double_key("dropout", FIELD(ocr.dropout), 0.0, 1.0, {true, false})
-             .tasks(kOcr)
-             .help("OCR training: dropout on the CRNN's convolutional features (before the BiLSTMs) and on the "
-                   "BiLSTMs' output (before the prediction layer); adds no parameters, so weights stay EasyOCR's; 0 = "
-                   "EasyOCR")
-             .differs(kTimm, "drop", "classifier dropout is not offered; dropout is the CRNN's");
+  run << double_key("dropout", FIELD(run.dropout), 0.0, 1.0, {true, false})
+             .tasks(kClassify | kOcr)
+             .help("training only, adds no parameters: OCR: dropout on the CRNN's convolutional features (before the "
+                   "BiLSTMs) and on the BiLSTMs' output (before the prediction layer), 0 = EasyOCR; ResNet: dropout "
+                   "of the pooled features before fc (timm's `--drop`, its drop_rate)")
+             .same_as(kTimm, "drop", "dropout before the ResNet's fc, as timm's drop_rate");
+  run << double_key("drop_path", FIELD(run.drop_path), 0.0, 1.0, {true, false})
+             .tasks(kClassify)
+             .help("ResNet training: stochastic depth, each residual branch dropped per sample (kept ones scaled by "
+                   "1/(1 − p)) at a rate rising linearly from 0 at the first block to this at the last, as timm's "
+                   "ResNet applies its drop_path_rate; evaluation is unchanged; 0 = off")
+             .same_name(kTimm);
 
   detect << double_key("mosaic", FIELD(detect.mosaic), 0.0, 1.0)
                 .tasks(kDetect)

@@ -9,7 +9,7 @@
 namespace trainer {
 
 enum class TaskKind { classify, ocr, detect };
-enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta, musgd };
+enum class OptimizerKind { automatic, sgd, adamw, adam, adadelta, musgd, rmsproptf };
 enum class SchedulerKind { linear, cosine, onecycle, constant, step, multistep };
 enum class AmpMode { automatic, off, fp16, bf16 };
 enum class CompileMode { none, standard, reduce_overhead, max_autotune };
@@ -20,8 +20,21 @@ enum class NormKind { batch, group, frozen_batch, sync_batch };
 enum class LrScaleRule { none, linear, sqrt, factor };
 enum class DistBackend { automatic, gloo, nccl };
 // Classification training's automatic augmentation, torchvision's AutoAugment (ImageNet policy),
-// RandAugment and TrivialAugmentWide (data/classify/auto_augment.h).
-enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment };
+// RandAugment and TrivialAugmentWide (data/classify/auto_augment.h), and timm's RandAugment
+// (data/classify/timm_rand_augment.h).
+enum class AutoAugmentPolicy { none, randaugment, autoaugment, trivialaugment, timm_rand };
+// timm's RandAugment as its --aa string sets it (`rand-m9-n2-mstd0.5-inc1`, timm/data/auto_augment.py's
+// rand_augment_transform).
+struct TimmRandAugmentSpec {
+  double magnitude = 10;       ///< m: strength in tenths of each op's range
+  int64_t layers = 2;          ///< n: ops drawn per image (with replacement), each applied at odds 0.5
+  double magnitude_std = 0;    ///< mstd: Gaussian noise on the magnitude per op; infinity: uniform in [0, m]
+  double magnitude_max = 10;   ///< mmax: the noisy magnitude is clipped to [0, this]
+  bool increasing = false;     ///< inc1: the op set whose every op strengthens with the magnitude
+};
+// What random erasing fills its boxes with, after normalisation (timm's --remode): 0 (the dataset's
+// mean colour), one standard-normal value per channel, or one per pixel (data/classify/random_erasing.h).
+enum class ErasingMode { constant, rand, pixel };
 // Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
 enum class ImageCacheMode { off, ram };
 // The four stages of EasyOCR's recognizer (its trainer/model.py), named as its configs name them.
@@ -60,6 +73,7 @@ const char* to_string(AmpMode value);
 const char* to_string(CompileMode value);
 const char* to_string(NormKind value);
 const char* to_string(AutoAugmentPolicy value);
+const char* to_string(ErasingMode value);
 const char* to_string(ImageCacheMode value);
 const char* to_string(DistBackend value);
 const char* to_string(OcrTransformation value);

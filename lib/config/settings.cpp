@@ -21,6 +21,7 @@ const char* to_string(OptimizerKind value) {
     case OptimizerKind::adam: return "adam";
     case OptimizerKind::adadelta: return "adadelta";
     case OptimizerKind::musgd: return "musgd";
+    case OptimizerKind::rmsproptf: return "rmsproptf";
   }
   return "?";
 }
@@ -57,12 +58,22 @@ const char* to_string(CompileMode value) {
   return "?";
 }
 
+const char* to_string(ErasingMode value) {
+  switch (value) {
+    case ErasingMode::constant: return "const";
+    case ErasingMode::rand: return "rand";
+    case ErasingMode::pixel: return "pixel";
+  }
+  return "?";
+}
+
 const char* to_string(AutoAugmentPolicy value) {
   switch (value) {
     case AutoAugmentPolicy::none: return "none";
     case AutoAugmentPolicy::randaugment: return "randaugment";
     case AutoAugmentPolicy::autoaugment: return "autoaugment";
     case AutoAugmentPolicy::trivialaugment: return "trivialaugment";
+    case AutoAugmentPolicy::timm_rand: return "rand";
   }
   return "?";
 }

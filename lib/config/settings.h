@@ -19,6 +19,8 @@ struct RunSettings {
   std::string data = "fashion-mnist";
   std::string pretrained;             // "" = random init
   NormKind norm = NormKind::batch;
+  double dropout = 0.0;               // in training: the CRNN's features, a ResNet's pooled features
+  double drop_path = 0.0;             // in training: a ResNet's stochastic depth (its last block's rate)
   FreezeSpec freeze;
   std::string device = "auto";        // auto | cpu | cuda | cuda:N
   int64_t threads = 0;
@@ -114,7 +116,10 @@ struct OutputSettings {
 struct ClassifySettings {
   int64_t crop_pad = 4;
   double erasing = 0.0;
+  ErasingMode erasing_mode = ErasingMode::constant;
+  int64_t erasing_count = 1;
   AutoAugmentPolicy auto_augment = AutoAugmentPolicy::none;
+  TimmRandAugmentSpec timm_rand;      // auto_augment=rand-…: timm's RandAugment
   int64_t randaugment_ops = 2;
   int64_t randaugment_magnitude = 9;
   double crop_fraction = 1.0;
@@ -174,7 +179,6 @@ struct OcrSettings {
   int64_t output_channel = 256;
   int64_t hidden_size = 256;
   double elastic = 0.0;
-  double dropout = 0.0;
 };
 
 struct Settings {

@@ -8,13 +8,12 @@ namespace {
 // Uniform in (0, 1]: safe under log and pow.
 double open_uniform(SplitMix64& rng) { return 1.0 - rng.uniform(); }
 
-// Standard normal (Box and Muller's transform, one of the pair).
+}  // namespace
+
 double normal_draw(SplitMix64& rng) {
   const double radius = std::sqrt(-2.0 * std::log(open_uniform(rng)));
   return radius * std::cos(2.0 * M_PI * rng.uniform());
 }
-
-}  // namespace
 
 double gamma_draw(double shape, SplitMix64& rng) {
   if (shape < 1.0) return gamma_draw(shape + 1.0, rng) * std::pow(open_uniform(rng), 1.0 / shape);

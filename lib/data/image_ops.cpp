@@ -241,6 +241,7 @@ std::string_view image_op_name(ImageOp op) {
     case ImageOp::autocontrast: return "AutoContrast";
     case ImageOp::equalize: return "Equalize";
     case ImageOp::invert: return "Invert";
+    case ImageOp::solarize_add: return "SolarizeAdd";
   }
   return "?";
 }
@@ -273,6 +274,10 @@ cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude) {
     case ImageOp::autocontrast: return autocontrast(image);
     case ImageOp::equalize: return equalize(image);
     case ImageOp::invert: return map_levels(image, [](int, uint8_t value) { return uint8_t(255 - value); });
+    case ImageOp::solarize_add: {
+      const int add = int(magnitude);
+      return map_levels(image, [&](int, uint8_t value) { return value < 128 ? uint8_t(std::min(255, value + add)) : value; });
+    }
   }
   return image.clone();
 }

@@ -12,7 +12,13 @@ namespace trainer {
 
 enum class ImageOp {
   identity, shear_x, shear_y, translate_x, translate_y, rotate, brightness, color, contrast, sharpness,
-  posterize, solarize, autocontrast, equalize, invert
+  posterize, solarize, autocontrast, equalize, invert, solarize_add
+};
+
+// An op with its magnitude, as a policy draws it.
+struct ImageOpDraw {
+  ImageOp op = ImageOp::identity;
+  double magnitude = 0;  ///< in apply_image_op's units, sign included
 };
 
 // torchvision's name of the op: "ShearX", "AutoContrast", ...
@@ -22,7 +28,8 @@ std::string_view image_op_name(ImageOp op);
 // shear as the slope (about the top-left corner), translation in pixels (truncated to whole
 // ones), rotation in degrees counter-clockwise about the centre, brightness, colour, contrast and
 // sharpness as an enhancement factor of 1 + magnitude, posterize as the bits kept, solarize as the
-// threshold from which pixels are inverted. Geometric ops take the nearest source pixel and
+// threshold from which pixels are inverted, solarize_add (timm's SolarizeAdd) as the amount added,
+// up to 255, to pixels below 128. Geometric ops take the nearest source pixel and
 // fill with black; the others ignore `magnitude` or use it as above. Colour leaves a grey image
 // as it is (as PIL does).
 cv::Mat apply_image_op(const cv::Mat& image, ImageOp op, double magnitude);

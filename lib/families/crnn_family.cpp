@@ -19,7 +19,7 @@ ModelFamily crnn_family() {
                    .hidden_size(ocr.hidden_size)
                    .classes(request.classes)
                    .norm(request.norm)
-                   .dropout(ocr.dropout)
+                   .dropout(request.dropout)
                    .transformation(ocr.transformation)
                    .feature_extraction(ocr.feature_extraction)
                    .sequence_modeling(ocr.sequence_modeling)

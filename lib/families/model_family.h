@@ -30,6 +30,8 @@ struct ModelRequest {
   int64_t classes = 1;
   NormKind norm = NormKind::batch;
   const OcrSettings* ocr = nullptr;  ///< the OCR recipe's sizes, for text recognisers
+  double dropout = 0.0;              ///< training-only dropout, where the family has one
+  double drop_path = 0.0;            ///< training-only stochastic depth, where the family has one
 };
 
 // A built model as the tasks drive it and export writes it, whatever its family: the module (its

@@ -23,6 +23,10 @@ DetectorModel build_yolo_detector(const ModelRequest& request) {
 }
 
 LogitsModel build_yolo_classifier(const ModelRequest& request) {
+  if (request.dropout > 0.0 || request.drop_path > 0.0) {
+    throw UserError("dropout and drop_path are offered for the ResNets (and dropout for the CRNN), not for '" +
+                    request.name + "'; leave them at 0");
+  }
   Yolo model = make_yolo(request.name, request.in_channels, request.classes);
   LogitsModel built;
   built.module = model.ptr();

@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "models/drop_path.h"
 #include "models/norm.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -19,6 +20,7 @@ struct BlockOptions {
   TORCH_ARG(int64_t, planes);
   TORCH_ARG(int64_t, stride);
   TORCH_ARG(NormKind, norm);
+  TORCH_ARG(double, drop_path) = 0.0;  ///< stochastic depth of the residual branch, in training
 };
 
 torch::nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
@@ -60,7 +62,7 @@ class BasicBlockImpl : public torch::nn::Cloneable<BasicBlockImpl> {
 
   torch::Tensor forward(const torch::Tensor& input) {
     torch::Tensor out = relu(bn1.forward(conv1(input)));
-    out = bn2.forward(conv2(out));
+    out = drop_path(bn2.forward(conv2(out)), options.drop_path(), is_training());
     out += downsample ? downsample->forward(input) : input;
     return relu(out);
   }
@@ -95,7 +97,7 @@ class BottleneckImpl : public torch::nn::Cloneable<BottleneckImpl> {
   torch::Tensor forward(const torch::Tensor& input) {
     torch::Tensor out = relu(bn1.forward(conv1(input)));
     out = relu(bn2.forward(conv2(out)));
-    out = bn3.forward(conv3(out));
+    out = drop_path(bn3.forward(conv3(out)), options.drop_path(), is_training());
     out += downsample ? downsample->forward(input) : input;
     return relu(out);
   }
@@ -120,20 +122,33 @@ Architecture architecture(int64_t depth) {
       return {false, {3, 4, 6, 3}};
     case 50:
       return {true, {3, 4, 6, 3}};
+    case 101:
+      return {true, {3, 4, 23, 3}};
+    case 152:
+      return {true, {3, 8, 36, 3}};
     default:
       throw UserError("ResNet depth " + std::to_string(depth) +
-                      " is not supported; use 18, 34 or 50");
+                      " is not supported; use 18, 34, 50, 101 or 152");
   }
 }
 
+// The stochastic depth of each block of the network in turn (timm's linear rule over all blocks).
+struct DropPathSchedule {
+  double rate = 0.0;
+  int64_t blocks = 0;
+  int64_t next = 0;
+  double take() { return block_drop_path_rate(rate, next++, blocks); }
+};
+
 template <typename Block>
 torch::nn::Sequential make_layer(int64_t& inplanes, int64_t planes, int64_t blocks, int64_t stride,
-                                 NormKind norm) {
+                                 NormKind norm, DropPathSchedule& drop_paths) {
   torch::nn::Sequential layer;
-  layer->push_back(std::make_shared<Block>(BlockOptions(inplanes, planes, stride, norm)));
-  inplanes = planes * Block::expansion;
-  for (int64_t i = 1; i < blocks; ++i) {
-    layer->push_back(std::make_shared<Block>(BlockOptions(inplanes, planes, 1, norm)));
+  for (int64_t i = 0; i < blocks; ++i) {
+    const BlockOptions options =
+        BlockOptions(inplanes, planes, i == 0 ? stride : 1, norm).drop_path(drop_paths.take());
+    layer->push_back(std::make_shared<Block>(options));
+    inplanes = planes * Block::expansion;
   }
   return layer;
 }
@@ -160,9 +175,11 @@ void ResNetImpl::reset() {
       "maxpool", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1)));
 
   int64_t inplanes = 64;
+  DropPathSchedule drop_paths{options.drop_path(), 0, 0};
+  for (const int64_t blocks : arch.blocks) drop_paths.blocks += blocks;
   const auto layer = [&](int64_t planes, int64_t blocks, int64_t stride) {
-    return arch.bottleneck ? make_layer<BottleneckImpl>(inplanes, planes, blocks, stride, norm)
-                           : make_layer<BasicBlockImpl>(inplanes, planes, blocks, stride, norm);
+    return arch.bottleneck ? make_layer<BottleneckImpl>(inplanes, planes, blocks, stride, norm, drop_paths)
+                           : make_layer<BasicBlockImpl>(inplanes, planes, blocks, stride, norm, drop_paths);
   };
   layer1 = register_module("layer1", layer(64, arch.blocks[0], 1));
   layer2 = register_module("layer2", layer(128, arch.blocks[1], 2));
@@ -184,27 +201,35 @@ void ResNetImpl::reset() {
 torch::Tensor ResNetImpl::forward(const torch::Tensor& input) {
   torch::Tensor x = maxpool(relu(bn1.forward(conv1(input))));
   x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
-  return fc(torch::flatten(avgpool(x), 1));
+  x = torch::flatten(avgpool(x), 1);
+  // Skipped at 0 rather than passed through: a CUDA dropout draws its mask even at p = 0.
+  if (options.dropout() > 0.0) x = torch::dropout(x, options.dropout(), is_training());
+  return fc(x);
 }
 
 torch::nn::Sequential basic_block_layer(int64_t& inplanes, int64_t planes, int64_t blocks,
                                         int64_t stride, NormKind norm) {
-  return make_layer<BasicBlockImpl>(inplanes, planes, blocks, stride, norm);
+  DropPathSchedule none;
+  return make_layer<BasicBlockImpl>(inplanes, planes, blocks, stride, norm, none);
 }
 
 const std::vector<std::string>& resnet_names() {
-  static const std::vector<std::string> names{"resnet18", "resnet34", "resnet50"};
+  static const std::vector<std::string> names{"resnet18", "resnet34", "resnet50", "resnet101", "resnet152"};
   return names;
 }
 
-ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm) {
+ResNet make_resnet(const std::string& name, ResNetOptions options) {
+  const std::string architecture = name.substr(0, name.find('.'));
   const std::vector<std::string>& names = resnet_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw UserError("unknown model '" + name + "'" + did_you_mean(name, names) + "; choose one of " +
-                    join(names, ", "));
+  if (std::find(names.begin(), names.end(), architecture) == names.end()) {
+    throw UserError("unknown model '" + name + "'" + did_you_mean(architecture, names) + "; choose one of " +
+                    join(names, ", ") + " (timm's NAME.TAG names the weights: resnet50.a1_in1k is resnet50)");
   }
-  const int64_t depth = std::stoll(name.substr(std::string("resnet").size()));
-  return ResNet(ResNetOptions().depth(depth).in_channels(in_channels).classes(classes).norm(norm));
+  return ResNet(options.depth(std::stoll(architecture.substr(std::string("resnet").size()))));
+}
+
+ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm) {
+  return make_resnet(name, ResNetOptions().in_channels(in_channels).classes(classes).norm(norm));
 }
 
 }  // namespace trainer

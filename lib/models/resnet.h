@@ -1,4 +1,4 @@
-// ResNet 18/34/50 (v1.5: the stride sits on the bottleneck's 3x3) with torchvision's module names,
+// ResNet 18/34/50/101/152 (v1.5: the stride sits on the bottleneck's 3x3) with torchvision's module names,
 // shapes and initialisation, so torchvision state dicts load strictly and give the same logits.
 #pragma once
 #include <torch/nn/cloneable.h>
@@ -19,10 +19,15 @@
 namespace trainer {
 
 struct ResNetOptions {
-  TORCH_ARG(int64_t, depth) = 18;       ///< 18 | 34 | 50
+  TORCH_ARG(int64_t, depth) = 18;       ///< 18 | 34 | 50 | 101 | 152
   TORCH_ARG(int64_t, in_channels) = 3;  ///< input image channels, >= 1
   TORCH_ARG(int64_t, classes) = 1000;   ///< logits per image, >= 1
   TORCH_ARG(NormKind, norm) = NormKind::batch;
+  // In training only, as timm's ResNet: dropout of the pooled features before fc (its drop_rate)
+  // and stochastic depth of the residual branches, rising linearly from 0 at the first block to
+  // drop_path at the last (its drop_path_rate). Neither adds parameters.
+  TORCH_ARG(double, dropout) = 0.0;
+  TORCH_ARG(double, drop_path) = 0.0;
 };
 
 class ResNetImpl : public torch::nn::Cloneable<ResNetImpl> {
@@ -53,7 +58,10 @@ torch::nn::Sequential basic_block_layer(int64_t& inplanes, int64_t planes, int64
 // The model names make_resnet accepts, for help texts and did-you-mean suggestions.
 const std::vector<std::string>& resnet_names();
 
-// `name` is "resnet18", "resnet34" or "resnet50"; anything else throws UserError.
+// `name` is one of resnet_names(), optionally with timm's weights tag (resnet50.a1_in1k: the tag
+// names pretrained weights, the architecture is the same); anything else throws UserError. The
+// depth comes from the name, everything else from `options`.
+ResNet make_resnet(const std::string& name, ResNetOptions options);
 ResNet make_resnet(const std::string& name, int64_t in_channels, int64_t classes, NormKind norm);
 
 }  // namespace trainer

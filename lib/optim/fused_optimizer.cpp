@@ -82,6 +82,15 @@ struct AdadeltaSlice {
   float grad_scale, weight_decay, rho, one_minus_rho, eps, neg_lr;
 };
 
+struct RmspropTfSlice {
+  float* p;
+  float* g;
+  float* square_avg;
+  float* buf;
+  int64_t numel;
+  float grad_scale, weight_decay, one_minus_alpha, eps, momentum, lr;
+};
+
 // The grad is scaled as it is read (the same float product as `grads *= scale` beforehand) and,
 // with kZeroGrad, zeroed while its cache line is at hand instead of in a pass of its own.
 // The pointers are distinct tensors; __restrict__ spares the vectoriser its overlap checks.
@@ -139,6 +148,21 @@ void adadelta_kernel(const AdadeltaSlice& s, int64_t begin, int64_t end) {
   }
 }
 
+// Same operation order as timm's RMSpropTF. The slice's tensors are distinct (ivdep tells the
+// vectoriser so, as __restrict__ does in the kernels above).
+template <bool kZeroGrad>
+void rmsprop_tf_kernel(const RmspropTfSlice& s, int64_t begin, int64_t end) {
+#pragma GCC ivdep
+  for (int64_t j = begin; j < end; ++j) {
+    const float grad = s.g[j] * s.grad_scale + s.weight_decay * s.p[j];
+    if (kZeroGrad) s.g[j] = 0;
+    const float mean_square = s.square_avg[j] + s.one_minus_alpha * (grad * grad - s.square_avg[j]);
+    s.square_avg[j] = mean_square;
+    s.buf[j] = s.buf[j] * s.momentum + s.lr * (grad / std::sqrt(mean_square + s.eps));
+    s.p[j] -= s.buf[j];
+  }
+}
+
 // All slices share one parallel region, split by element count: a model has many small tensors,
 // and on a busy 2-core machine each region's barrier can cost a scheduler slice.
 template <typename Slice>
@@ -168,7 +192,8 @@ std::string shape_text(torch::IntArrayRef sizes) {
 FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOptions options)
     : options_(options) {
   if (options_.kind == OptimizerKind::automatic) {
-    throw UserError("optimizer 'auto' must be resolved to sgd, adamw, adam, adadelta or musgd before it is built");
+    throw UserError(
+        "optimizer 'auto' must be resolved to sgd, adamw, adam, adadelta, musgd or rmsproptf before it is built");
   }
   torch::NoGradGuard no_grad;
   const auto zeros = [](const torch::Tensor& param) { return torch::zeros_like(param, torch::MemoryFormat::Preserve); };
@@ -188,6 +213,10 @@ FusedOptimizer::FusedOptimizer(std::vector<ParamGroup> groups, FusedOptimizerOpt
         case OptimizerKind::adadelta:
           state.square_avg = zeros(param);
           state.acc_delta = zeros(param);
+          break;
+        case OptimizerKind::rmsproptf:
+          state.square_avg = torch::ones_like(param, torch::MemoryFormat::Preserve);  // timm's, not torch's zeros
+          state.momentum_buffer = zeros(param);
           break;
         default:
           state.exp_avg = zeros(param);
@@ -239,12 +268,14 @@ struct FusedOptimizer::CpuSlices {
   std::vector<SgdSlice> sgd;
   std::vector<AdamSlice> adam;
   std::vector<AdadeltaSlice> adadelta;
+  std::vector<RmspropTfSlice> rmsprop_tf;
 
   template <bool kZeroGrad>
   void run() const {
     update_in_one_pass(sgd, sgd_kernel<kZeroGrad>);
     update_in_one_pass(adam, adam_kernel<kZeroGrad>);
     update_in_one_pass(adadelta, adadelta_kernel<kZeroGrad>);
+    update_in_one_pass(rmsprop_tf, rmsprop_tf_kernel<kZeroGrad>);
   }
 };
 
@@ -327,6 +358,16 @@ bool FusedOptimizer::queue_on_cpu(const Group& group, const torch::Tensor& param
                                static_cast<float>(-lr)});
     return true;
   }
+  if (options_.kind == OptimizerKind::rmsproptf) {
+    if (!cpu_fast_path(param, {&grad, &state.square_avg, &state.momentum_buffer})) return false;
+    *state.step.data_ptr<float>() += 1;
+    slices.rmsprop_tf.push_back({param.data_ptr<float>(), grad.data_ptr<float>(), state.square_avg.data_ptr<float>(),
+                                 state.momentum_buffer.data_ptr<float>(), param.numel(), grad_scale,
+                                 static_cast<float>(weight_decay), static_cast<float>(1 - options_.alpha),
+                                 static_cast<float>(options_.eps), static_cast<float>(group.momentum),
+                                 static_cast<float>(lr)});
+    return true;
+  }
   if (!cpu_fast_path(param, {&grad, &state.exp_avg, &state.exp_avg_sq})) return false;
   float& step = *state.step.data_ptr<float>();
   step += 1;
@@ -368,6 +409,9 @@ void FusedOptimizer::update_with_tensor_ops(const Group& group, const torch::Ten
   switch (options_.kind) {
     case OptimizerKind::adadelta:
       adadelta_with_tensor_ops(group, param, grad, state, skip);
+      break;
+    case OptimizerKind::rmsproptf:
+      rmsprop_tf_with_tensor_ops(group, param, grad, state, skip);
       break;
     default:
       adam_with_tensor_ops(group, param, grad, state, skip);
@@ -444,6 +488,20 @@ void FusedOptimizer::adadelta_with_tensor_ops(const Group& group, const torch::T
   commit(param, param - delta * group.lr_value, skip);
 }
 
+void FusedOptimizer::rmsprop_tf_with_tensor_ops(const Group& group, const torch::Tensor& param,
+                                                const torch::Tensor& scaled_grad, ParamState& state,
+                                                const torch::Tensor& skip) const {
+  const torch::Tensor grad = scaled_grad.add(param, group.spec.weight_decay);
+  const torch::Tensor step = skip.defined() ? state.step + skip.logical_not() : state.step + 1;
+  const torch::Tensor square_avg = state.square_avg.add(grad * grad - state.square_avg, 1 - options_.alpha);
+  const torch::Tensor buf =
+      state.momentum_buffer.mul(group.momentum_value).add_(grad / square_avg.add(options_.eps).sqrt_() * group.lr_value);
+  commit(state.step, step, skip);
+  commit(state.square_avg, square_avg, skip);
+  commit(state.momentum_buffer, buf, skip);
+  commit(param, param - buf, skip);
+}
+
 bool FusedOptimizer::DeviceFused::takes(const torch::Tensor& param) const {
   return params.empty() || (param.device() == params.front().device() && param.scalar_type() == params.front().scalar_type());
 }
@@ -513,6 +571,8 @@ std::vector<std::pair<std::string, const torch::Tensor*>> FusedOptimizer::named_
       return {{"momentum_buffer", &state.momentum_buffer}};
     case OptimizerKind::adadelta:
       return {{"square_avg", &state.square_avg}, {"acc_delta", &state.acc_delta}, {"step", &state.step}};
+    case OptimizerKind::rmsproptf:
+      return {{"square_avg", &state.square_avg}, {"momentum_buffer", &state.momentum_buffer}, {"step", &state.step}};
     default:
       return {{"exp_avg", &state.exp_avg}, {"exp_avg_sq", &state.exp_avg_sq}, {"step", &state.step}};
   }

@@ -1,4 +1,4 @@
-// SGD (Nesterov), AdamW, Adam, Adadelta and MuSGD in one object whose step touches each parameter's
+// SGD (Nesterov), AdamW, Adam, Adadelta, MuSGD and timm's RMSpropTF in one object whose step touches each parameter's
 // memory once. torch::optim's C++ optimizers run ~9 separate tensor ops per parameter and keep
 // host-side step counters; on CPU the fused pass is an order of magnitude faster, and keeping every
 // counter in a tensor lets a device-side found_inf skip a step without a host sync.
@@ -31,10 +31,11 @@ struct ParamGroup {
 
 struct FusedOptimizerOptions {
   OptimizerKind kind = OptimizerKind::sgd;
-  double momentum = 0.937;  ///< SGD momentum, Adam and AdamW beta1
+  double momentum = 0.937;  ///< SGD and RMSpropTF momentum, Adam and AdamW beta1
   double beta2 = 0.999;
-  double eps = 1e-8;  ///< Adam, AdamW, Adadelta
+  double eps = 1e-8;  ///< Adam, AdamW, Adadelta, RMSpropTF
   double rho = 0.95;  ///< Adadelta
+  double alpha = 0.9;  ///< RMSpropTF: decay of the running mean square (timm fixes it at 0.9)
   bool nesterov = true;
   double muon_scale = 0.2, sgd_scale = 1.0;  ///< MuSGD: each part's share of a muon group's LR
 };
@@ -44,9 +45,13 @@ struct FusedOptimizerOptions {
 // torch.optim.Adam (the same with coupled weight decay) and torch.optim.Adadelta (coupled weight
 // decay), and Ultralytics' MuSGD (optim/muon.py: SGD, plus in its `muon` groups a Muon update of
 // lr * muon_scale before the SGD one of lr * sgd_scale, whose weight decay sees the parameter the
-// Muon update moved). State is named as in torch.optim's state_dict and MuSGD's: momentum_buffer;
-// exp_avg, exp_avg_sq and step; square_avg, acc_delta and step; momentum_buffer (Muon's average)
-// and momentum_buffer_SGD in muon groups.
+// Muon update moved), and timm's RMSpropTF (timm/optim/rmsprop_tf.py with create_optimizer's
+// alpha 0.9: square_avg starts at ones and moves by (grad² − square_avg)·(1 − alpha), eps inside
+// the square root, coupled weight decay, lr accumulated in the momentum buffer: buf = momentum·buf
+// + lr·grad/√(square_avg + eps), param −= buf). State is named as in torch.optim's state_dict,
+// MuSGD's and timm's: momentum_buffer; exp_avg, exp_avg_sq and step; square_avg, acc_delta and
+// step; momentum_buffer (Muon's average) and momentum_buffer_SGD in muon groups; square_avg,
+// momentum_buffer and step.
 class FusedOptimizer {
  public:
   // Throws UserError when options.kind is still `automatic`: the recipe layer resolves it.
@@ -85,11 +90,11 @@ class FusedOptimizer {
   // Buffers are created zeroed up front: a zero momentum buffer makes the first SGD update
   // buffer = grad, exactly as torch's lazy clone, and a fixed key set makes load_state strict.
   struct ParamState {
-    torch::Tensor momentum_buffer;  // sgd, musgd (in muon groups Muon's average)
+    torch::Tensor momentum_buffer;  // sgd, rmsproptf, musgd (in muon groups Muon's average)
     torch::Tensor momentum_buffer_sgd;  // musgd's muon groups
     torch::Tensor exp_avg;          // adam, adamw
     torch::Tensor exp_avg_sq;       // adam, adamw
-    torch::Tensor square_avg;       // adadelta
+    torch::Tensor square_avg;       // adadelta, rmsproptf (starting at 1)
     torch::Tensor acc_delta;        // adadelta
     torch::Tensor step;             // all but sgd, 0-dim float32 on the parameter's device
   };
@@ -136,6 +141,8 @@ class FusedOptimizer {
                             ParamState& state, const torch::Tensor& skip) const;
   void adadelta_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
                                 ParamState& state, const torch::Tensor& skip) const;
+  void rmsprop_tf_with_tensor_ops(const Group& group, const torch::Tensor& param, const torch::Tensor& grad,
+                                  ParamState& state, const torch::Tensor& skip) const;
   // What the fused kernels take in place of step()'s grad_scale and skip, converted once a step
   // for all groups (the kernels skip on a float 1.0 and divide the grads where we multiply).
   struct DeviceFusedInputs {

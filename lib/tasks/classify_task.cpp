@@ -44,7 +44,9 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
   }
   validator_ = std::make_unique<ClassifyValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = build_logits_model({shared.run.model, channels_, classes(), shared.run.norm}, TaskKind::classify);
+  model_ = build_logits_model(
+      {shared.run.model, channels_, classes(), shared.run.norm, nullptr, shared.run.dropout, shared.run.drop_path},
+      TaskKind::classify);
 }
 
 void ClassifyTask::take_data_facts() {
@@ -62,8 +64,9 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed, ClassifyStageTimes* t
   augment.fliplr = shared_.data.fliplr;
   augment.train = true;
   augment.scale = shared_.data.scale;
-  augment.erasing = classify_.erasing;
-  augment.auto_augment = {classify_.auto_augment, classify_.randaugment_ops, classify_.randaugment_magnitude};
+  augment.erasing = {classify_.erasing, classify_.erasing_mode, classify_.erasing_count};
+  augment.auto_augment = {classify_.auto_augment, classify_.randaugment_ops, classify_.randaugment_magnitude,
+                          classify_.timm_rand};
   // Ultralytics' mapping of its HSV gains onto ColorJitter, which turns the hue half a turn at most.
   augment.color_jitter = {shared_.data.hsv_v, shared_.data.hsv_v, shared_.data.hsv_s, std::min(shared_.data.hsv_h, 0.5)};
   augment.mix = {classify_.mixup_alpha, classify_.cutmix_alpha, classify_.mixup_prob, classify_.mixup_switch_prob,

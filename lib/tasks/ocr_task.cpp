@@ -124,7 +124,8 @@ OcrTask::OcrTask(const SharedTaskSettings& shared, const OcrSettings& ocr, DataS
     }
   }
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = build_logits_model({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr}, TaskKind::ocr);
+  model_ = build_logits_model({shared.run.model, ocr.rgb ? 3 : 1, classes(), shared.run.norm, &ocr, shared.run.dropout},
+                              TaskKind::ocr);
 }
 
 int64_t OcrTask::classes() const {

@@ -1,8 +1,8 @@
 """torchvision's ResNets as reference data for tests/test_resnet.cpp.
 
-  resnet_fixture.py OUTDIR
+  resnet_fixture.py OUTDIR [ARCH ...]
 
-writes OUTDIR/<arch>.pt for resnet18/34/50, each a plain dict (LibTorch 1.13 cannot read an
+writes OUTDIR/<arch>.pt for resnet18/34/50 (or the ARCHs given: resnet101, resnet152), each a plain dict (LibTorch 1.13 cannot read an
 OrderedDict) of: "state_dict" (dict of the state dict), "keys" (its keys in order), "input"
 (a fixed random batch) and "logits" (torchvision's output for it in eval mode).
 """
@@ -13,11 +13,11 @@ import torch
 import torchvision
 
 
-def main(out_dir):
+def main(out_dir, archs):
     torch.manual_seed(0)
     # Small enough for resnet50 to stay quick, large enough to keep layer4 at 2x2.
     batch = torch.randn(2, 3, 64, 64)
-    for arch in ("resnet18", "resnet34", "resnet50"):
+    for arch in archs:
         model = getattr(torchvision.models, arch)().eval()
         # Non-trivial running statistics, so eval mode really exercises them.
         with torch.no_grad():
@@ -32,4 +32,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:] or ["resnet18", "resnet34", "resnet50"])

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "data/classify/timm_rand_augment.h"
+
 namespace trainer {
 namespace {
 
@@ -104,6 +106,7 @@ std::vector<ImageOpDraw> draw_auto_augment(const AutoAugment& augment, cv::Size 
       draws.push_back(draw_op(op, int64_t(rng.below(kBins)), kBins, true, size, rng));
       break;
     }
+    case AutoAugmentPolicy::timm_rand: return draw_timm_rand_augment(augment.timm, size, rng);
     case AutoAugmentPolicy::autoaugment:
       for (const PolicyStep& step : kImageNetPolicy[rng.below(kImageNetPolicy.size())]) {
         // torchvision applies a step when its uniform draw is <= the probability.

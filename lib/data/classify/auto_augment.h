@@ -18,11 +18,7 @@ struct AutoAugment {
   AutoAugmentPolicy policy = AutoAugmentPolicy::none;
   int64_t ops = 2;        ///< randaugment: ops applied one after another (torchvision's num_ops)
   int64_t magnitude = 9;  ///< randaugment: the magnitude bin of 31 every op uses (0 = none, 30 = strongest)
-};
-
-struct ImageOpDraw {
-  ImageOp op = ImageOp::identity;
-  double magnitude = 0;  ///< in image_ops.h's units, sign included
+  TimmRandAugmentSpec timm = {};  ///< timm_rand: timm's RandAugment (data/classify/timm_rand_augment.h)
 };
 
 // The ops one image of `size` gets, in order:
@@ -31,7 +27,8 @@ struct ImageOpDraw {
 // - trivialaugment: one op uniform over the same 14 at a uniform bin of 31 of the wide ranges
 //   (shear 0.99, translation 32 px, rotation 135 degrees, enhancement 0.99, posterize to 2 bits);
 // - autoaugment: one of the 25 ImageNet sub-policies uniformly, each of its two ops applied with
-//   its own probability at its own bin of 10.
+//   its own probability at its own bin of 10;
+// - timm_rand: timm's RandAugment (data/classify/timm_rand_augment.h).
 std::vector<ImageOpDraw> draw_auto_augment(const AutoAugment& augment, cv::Size size, SplitMix64& rng);
 
 // `image` (uint8, 1 or 3 channels) with the drawn ops applied.

@@ -43,8 +43,8 @@ cv::Rect centre_crop(cv::Size image, double fraction) {
   return {(image.width - side) / 2, (image.height - side) / 2, side, side};
 }
 
-cv::Rect random_erasing_box(int64_t side, SplitMix64& rng) {
-  const double area = double(side * side);
+cv::Rect random_erasing_box(int64_t side, SplitMix64& rng, int64_t boxes) {
+  const double area = double(side * side) / double(boxes);
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // draw_box gives width/height; erasing's aspect is height/width, hence the swap.
     const cv::Size box = draw_box(area * rng.uniform(0.02, 1.0 / 3.0), 0.3, 3.3, rng);

@@ -18,8 +18,9 @@ cv::Rect random_resized_crop(cv::Size image, double min_area, SplitMix64& rng);
 // imgsz / fraction and cutting imgsz out of the middle. fraction in (0, 1].
 cv::Rect centre_crop(cv::Size image, double fraction);
 
-// A rectangle of 2–33 % of a side × side sample with height/width in [0.3, 3.3] (log-uniform);
-// an empty one when 10 draws do not fit.
-cv::Rect random_erasing_box(int64_t side, SplitMix64& rng);
+// A rectangle of 2–33 % of a side × side sample, divided by `boxes` (timm's area rule when it
+// erases several), with height/width in [0.3, 3.3] (log-uniform); an empty one when 10 draws do
+// not fit.
+cv::Rect random_erasing_box(int64_t side, SplitMix64& rng, int64_t boxes = 1);
 
 }  // namespace trainer

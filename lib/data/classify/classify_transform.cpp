@@ -6,6 +6,7 @@
 
 #include "data/classify/classify_crop.h"
 #include "data/normalized_input.h"
+#include "data/classify/random_erasing.h"
 #include "data/read_image.h"
 #include "data/resize_image.h"
 #include "data/rng.h"
@@ -63,15 +64,6 @@ cv::Mat region_pixels(const ImageDataset& data, size_t index, const SourceRegion
     return image(source_region(augment, image.size(), rng));
   }
   return data.region_image(index, source.region, source.reduction);
-}
-
-// Zero after normalisation: the dataset's mean colour.
-void erase(const cv::Rect& box, int64_t side, int64_t channels, float* out) {
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t y = box.y; y < box.y + box.height; ++y) {
-      std::fill_n(out + c * side * side + y * side + box.x, box.width, 0.0f);
-    }
-  }
 }
 
 // Writes one HWC uint8 image, already flipped, into CHW planes in a single pass with the pad
@@ -159,7 +151,7 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
   const std::vector<float>& scale = steps.scale;
   const std::vector<float>& offset = steps.offset;
   // Erasing and mixing work on normalised values; otherwise the batch leaves as pixels.
-  const bool pixels = !(augment.train && (augment.erasing > 0 || augment.mix.enabled()));
+  const bool pixels = !(augment.train && (augment.erasing.probability > 0 || augment.mix.enabled()));
   return [&data, augment, scale, offset, seed, channels, times, pixels](const std::vector<size_t>& indices, int64_t epoch) {
     const int64_t count = int64_t(indices.size()), side = augment.imgsz;
     Batch batch;
@@ -180,9 +172,7 @@ Loader::Collate make_classify_collate(const ImageDataset& data, ClassifyAugment 
         // (p / 255 - mean) / std as one multiply-add per pixel, as normalised_input computes it.
         float* out = batch.input.data_ptr<float>() + at;
         write_sample(sample, placement, [&](int64_t c, uint8_t p) { return float(p) * scale[c] + offset[c]; }, out);
-        if (augment.train && augment.erasing > 0 && rng.uniform() < augment.erasing) {
-          erase(random_erasing_box(side, rng), side, channels, out);
-        }
+        if (augment.train) random_erase(augment.erasing, side, channels, rng, out);
       }
       target[b] = data.label(index);
       clock.lap(&ClassifyStageTimes::collate);

@@ -3,6 +3,7 @@
 #include "data/classify/auto_augment.h"
 #include "data/classify/batch_mix.h"
 #include "data/classify/color_jitter.h"
+#include "data/classify/random_erasing.h"
 #include "data/image_dataset.h"
 #include "data/loader.h"
 
@@ -16,7 +17,7 @@ struct ClassifyAugment {
   double fliplr = 0.5;       ///< train: horizontal flip probability
   bool train = true;         ///< false: centre crop, resize and normalise only
   double scale = 0.0;        ///< train: random resized crop of [1 - scale, 1] of the area; 0 = centred square
-  double erasing = 0.0;      ///< train: probability of erasing a rectangle to the dataset mean
+  RandomErasing erasing = {};  ///< train: timm's random erasing of the normalised sample
   AutoAugment auto_augment = {};  ///< train: RandAugment, AutoAugment or TrivialAugmentWide on the resized sample
   ColorJitter color_jitter = {};  ///< train, without auto_augment: torchvision's ColorJitter on the resized sample
   double crop_fraction = 1;  ///< evaluation: centre square's share of the shorter side
@@ -37,7 +38,7 @@ struct ClassifyStageTimes {
 // interpolation), enlarging is bilinear.
 // The padding is black (pixel 0), not reflected: for Fashion-MNIST-like data on a black
 // background it reads as a plain shift, where reflection would mirror garment edges into view.
-// Erasing writes 0 after normalisation, the dataset's mean colour, as torchvision does.
+// Erasing writes after normalisation, as torchvision and timm do (its 0 is the dataset's mean colour).
 // The automatic augmentation works on the resized uint8 sample, before the pad shift and the flip
 // (torchvision's order is crop, flip, policy: the policy's geometric ops are drawn with either sign
 // at equal odds, so the flip's place does not change what a sample can become), with its own
