@@ -133,7 +133,7 @@ TEST_CASE("two Gloo ranks with only Slurm's variables train as nproc=2 does", "[
   write_two_class_images(dir / "data", {20, 6, 16, 5, "a", "b"});
   const std::string recipe = "train data=" + dir.file("data") +
                              " scale=0 imgsz=16 norm=gn accumulate=2 workers=1 threads=1 optimizer=sgd lr0=0.02 "
-                             "warmup_updates=1 plots=false epochs=1 batch=8 --quiet project=" + dir.file("runs");
+                             "warmup_updates=1 plots=false epochs=1 batch=8 dist_timeout=120 --quiet project=" + dir.file("runs");
   const CommandResult launched = run_trainer(recipe + " name=nproc nproc=2");
   INFO(launched.output);
   REQUIRE(launched.exit_code == 0);
@@ -141,11 +141,11 @@ TEST_CASE("two Gloo ranks with only Slurm's variables train as nproc=2 does", "[
   const std::string job = std::to_string(free_port_between(15000, 24999) - 15000);
   std::string tasks;
   for (const int rank : {0, 1}) {
-    tasks += "env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT SLURM_PROCID=" + std::to_string(rank) +
+    tasks += "(env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT SLURM_PROCID=" + std::to_string(rank) +
              " SLURM_LOCALID=" + std::to_string(rank) + " SLURM_NTASKS=2 SLURM_TASKS_PER_NODE=2 SLURM_JOB_ID=" +
              job + " SLURM_JOB_NODELIST=localhost " + TRAINER_BINARY + " " + recipe + " name=slurm > " +
              dir.file("rank" + std::to_string(rank) + ".log") + " 2>&1; echo $? > " +
-             dir.file("rank" + std::to_string(rank) + ".status") + " & ";
+             dir.file("rank" + std::to_string(rank) + ".status") + ") & ";
   }
   const CommandResult ran = run_command(tasks + "wait");
   INFO(read_text(dir / "rank0.log") << read_text(dir / "rank1.log"));
