@@ -48,6 +48,7 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"conf", "0.125"},
     {"iou", "0.5"},
     {"max_det", "50"},
+    {"end2end", "false"},
     {"plots", "false"},
     {"lr0", "0.0125"},
     {"lrf", "0.125"},
@@ -187,9 +188,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 58 Ultralytics keys and 22 timm flags named as ours (drop_path among them), and the tools'
-  // own spellings.
-  CHECK(spellings.size() == 58 + 22 + kOwnSpellings.size());
+  // 59 Ultralytics keys (end2end among them) and 22 timm flags named as ours (drop_path among them),
+  // and the tools' own spellings.
+  CHECK(spellings.size() == 59 + 22 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

@@ -27,18 +27,23 @@ bool is_state_dict(const c10::IValue& value) {
   return true;
 }
 
-// What an Ultralytics detection model tells of itself, so it predicts and exports without a
-// data.yaml: its names (when the file has one per class) and Ultralytics' input, RGB scaled to
-// [0, 1] and letterboxed; the size is the recipe's imgsz. The model's name is its family's to
+// What an Ultralytics model tells of itself, so it predicts and exports without data: its names
+// (when the file has one per class) and Ultralytics' input, RGB scaled to [0, 1] (letterboxed for
+// detection, at the recipe's imgsz; centre-cropped for classification, at its training size). The model's name is its family's to
 // give (families/model_family.h's ultralytics_architecture).
+constexpr int64_t kClassifierSide = 224;
+
 std::optional<ModelCard> card_of(const UltralyticsModel& model) {
   if (model.scale.empty() || model.names.empty() || static_cast<int64_t>(model.names.size()) != model.classes) {
     return std::nullopt;
   }
   ModelCard card;
-  card.task = "detect";
+  card.task = model.classifies ? "classify" : "detect";
   card.labels = model.names;
   card.normalization = unit_scaled_pixels();
+  // A classifier's input is resized and centre-cropped to the size it was trained at (Ultralytics'
+  // released -cls files: 224).
+  if (model.classifies) card.height = card.width = model.imgsz > 0 ? model.imgsz : kClassifierSide;
   return card;
 }
 

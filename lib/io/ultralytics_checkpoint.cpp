@@ -1,5 +1,6 @@
 #include "io/ultralytics_checkpoint.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -129,6 +130,9 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   const c10::IValue train_args = entry_of(dict, "train_args");
   if (train_args.isGenericDict() && entry_of(train_args.toGenericDict(), "data").isString()) {
     result.data = entry_of(train_args.toGenericDict(), "data").toStringRef();
+  }
+  if (train_args.isGenericDict() && entry_of(train_args.toGenericDict(), "imgsz").isInt()) {
+    result.imgsz = std::clamp<int64_t>(entry_of(train_args.toGenericDict(), "imgsz").toInt(), 0, 1 << 16);
   }
   return result;
 }

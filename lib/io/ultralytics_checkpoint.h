@@ -25,6 +25,7 @@ struct UltralyticsModel {
   std::vector<std::string> names;  ///< class names by index; empty when the file has none
   std::string version;             ///< the Ultralytics version that wrote it, "" when absent
   std::string data;                ///< train_args' data (the data.yaml it was trained on), "" when absent
+  int64_t imgsz = 0;               ///< train_args' imgsz when one number, else 0
 };
 
 // Whether `archive` (read with PythonObjects::inert) is a dict whose "ema" or "model" entry is a

@@ -88,7 +88,7 @@ def classifier(name):
 def save_classifiers(out_dir):
     for name in CLASSIFIERS:
         checkpoint = {"epoch": -1, "best_fitness": None, "model": classifier(name), "ema": None, "updates": None,
-                      "optimizer": None, "train_args": {**v8file.train_args(), "task": "classify"},
+                      "optimizer": None, "train_args": {**v8file.train_args(), "task": "classify", "imgsz": 224},
                       **v8file.header("8.4.0")}
         torch.save(checkpoint, os.path.join(out_dir, name + ".pt"))
         torch.save(OrderedDict(classifier(name).state_dict()), os.path.join(out_dir, name + "_weights.pt"))
