@@ -54,15 +54,20 @@ void randomize_norms(torch::nn::Module& model) {
   model.eval();
 }
 
-Family resnet_family() {
-  LogitsModel model = build_logits_model({"resnet18", 3, 5}, TaskKind::classify);
+// A classifier of 5 classes on side x side inputs. A YOLO -cls file gives class probabilities, which
+// the runner hands back as their logarithms; a ResNet's gives logits.
+Family classifier_family(const std::string& name, int64_t side) {
+  LogitsModel model = build_logits_model({name, 3, 5}, TaskKind::classify);
   randomize_norms(*model.module);
-  return {"resnet18",
-          model.module,
-          model.onnx_graph,
-          {"classify", "resnet18", {"a", "b", "c", "d", "e"}, 3, 32, 32},
-          model.forward};
+  const bool probabilities = name.find("-cls") != std::string::npos;
+  auto reference = [model, probabilities](const torch::Tensor& x) {
+    return probabilities ? torch::log_softmax(model.forward(x), 1) : model.forward(x);
+  };
+  return {name, model.module, model.onnx_graph, {"classify", name, {"a", "b", "c", "d", "e"}, 3, side, side},
+          reference, probabilities};
 }
+
+Family resnet_family() { return classifier_family("resnet18", 32); }
 
 // EasyOCR's default None-VGG-BiLSTM-CTC recognizer, or the one of `ocr`'s stages.
 Family crnn_family(OcrSettings ocr = {}, const std::string& name = "crnn") {
@@ -124,17 +129,9 @@ Family yolo26_one_to_many_family() {
           }};
 }
 
-// Ultralytics' file gives class probabilities; the runner hands back their logarithms.
 Family yolo_cls_family() {
   torch::manual_seed(6);
-  LogitsModel model = build_logits_model({"yolo11n-cls", 3, 5}, TaskKind::classify);
-  randomize_norms(*model.module);
-  return {"yolo11n-cls",
-          model.module,
-          model.onnx_graph,
-          {"classify", "yolo11n-cls", {"a", "b", "c", "d", "e"}, 3, 64, 64},
-          [model](const torch::Tensor& x) { return torch::log_softmax(model.forward(x), 1); },
-          true};
+  return classifier_family("yolo11n-cls", 64);
 }
 
 // EasyOCR's None-RCNN-BiLSTM-CTC: the gated recurrent convolutions.
