@@ -93,39 +93,29 @@ Family crnn_resnet_family() {
 
 // A YOLO detector of 3 classes on 64 x 96 inputs. The reference is LibTorch's decoded predictions
 // in the runner's layout: of an end-to-end head (whose file holds the top-k rows, which OpenCV runs
-// up to its predictions), its one-to-one branch's.
-Family yolo_family(const std::string& name = "yolov8n") {
+// up to its predictions), its one-to-one branch's; with one_to_one false (export's end2end=false),
+// its one-to-many branch's in the NMS layout.
+Family yolo_family(const std::string& name = "yolov8n", bool one_to_one = true) {
   torch::manual_seed(5);
   DetectorModel model = build_detector({name, 3, 3});
   randomize_norms(*model.module);
-  return {name,
-          model.module,
-          model.onnx_graph,
-          {"detect", name, {"circle", "it's", "say \"hi\""}, 3, 64, 96},
-          [model](const torch::Tensor& x) {
-            std::vector<torch::Tensor> levels = model.forward(x);
-            if (model.end2end) levels.erase(levels.begin(), levels.begin() + static_cast<long>(model.strides.size()));
-            return decode_predictions(levels, model.strides, model.reg_max, BoxFormat::cxcywh);
-          }};
-}
-
-// YOLO26 exported with end2end=false: its one-to-many branch in the NMS layout.
-Family yolo26_one_to_many_family() {
-  torch::manual_seed(5);
-  DetectorModel model = build_detector({"yolo26n", 3, 3});
-  randomize_norms(*model.module);
-  const onnx_export::ModelGraph graph = [model](onnx_export::GraphBuilder& builder, onnx_export::GraphRequest request) {
-    request.end2end = false;
+  const bool end_to_end = model.end2end && one_to_one;
+  const onnx_export::ModelGraph graph = [model, one_to_one](onnx_export::GraphBuilder& builder,
+                                                            onnx_export::GraphRequest request) {
+    request.end2end = one_to_one;
     return model.onnx_graph(builder, request);
   };
-  return {"yolo26n-o2m",
+  return {one_to_one ? name : name + "-o2m",
           model.module,
           graph,
-          {"detect", "yolo26n", {"circle", "square", "star"}, 3, 64, 96},
-          [model](const torch::Tensor& x) {
+          {"detect", name, {"circle", "it's", "say \"hi\""}, 3, 64, 96},
+          [model, end_to_end](const torch::Tensor& x) {
             std::vector<torch::Tensor> levels = model.forward(x);
-            levels.resize(model.strides.size());
-            return decode_predictions(levels, model.strides, model.reg_max, BoxFormat::cxcywh);
+            const auto count = static_cast<long>(model.strides.size());
+            // An end-to-end head gives its one-to-many levels, then its one-to-one levels.
+            const std::vector<torch::Tensor> branch(levels.begin() + (end_to_end ? count : 0),
+                                                    levels.begin() + (end_to_end ? 2 * count : count));
+            return decode_predictions(branch, model.strides, model.reg_max, BoxFormat::cxcywh);
           }};
 }
 
@@ -144,7 +134,7 @@ Family crnn_rcnn_family() {
 std::vector<Family> families() {
   return {resnet_family(),        crnn_family(),           crnn_resnet_family(), crnn_rcnn_family(),
           yolo_family(),          yolo_family("yolov5nu"), yolo_family("yolo11n"), yolo_family("yolo26n"),
-          yolo26_one_to_many_family(), yolo_cls_family()};
+          yolo_family("yolo26n", false), yolo_cls_family()};
 }
 
 std::filesystem::path write_onnx(const TempDir& dir, const Family& family,
