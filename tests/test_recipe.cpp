@@ -113,7 +113,7 @@ TEST_CASE("did-you-mean offers only a near key of the same meaning", "[config]")
   CHECK_THAT(mode, Catch::Contains("the mode is the command") && !Catch::Contains("'model'"));
   // Export's optimize is ignored by training, as Ultralytics ignores it; it sets no optimizer.
   CHECK(load_settings(std::nullopt, {"optimize=true"}).optim.kind == OptimizerKind::automatic);
-  for (const char* near : {"cfg=x.yaml", "time=1", "cls_pw=1"}) {
+  for (const char* near : {"cfg=x.yaml", "cls_pw=1"}) {
     INFO(near);
     CHECK_THAT(error_of(std::nullopt, {near}), Catch::Contains("(Ultralytics)") && !Catch::Contains("did you mean"));
   }

@@ -46,7 +46,6 @@ std::vector<ForeignSpelling> ultralytics_keys() {
               "PATH or model=PATH, export --weights PATH",
               {}),
       refused(kUltralytics, "mode", "the mode is the command here: trainer train, val, predict or export", {"train"}),
-      refused(kUltralytics, "time", "training length is epochs; no wall-clock budget is offered", {""}),
       refused(kUltralytics, "save",
               "last.pt and best.pt are always saved (save_period and save_interval add more); the run is the same",
               {"*"}),

@@ -452,6 +452,12 @@ void validate(const Settings& settings) {
         "edge, half on its bottom), got " +
         std::to_string(settings.ocr.num_fiducial));
   }
+  if (settings.schedule.time.value_or(0) > 0 && settings.schedule.updates > 0) {
+    throw UserError("keys 'time' and 'updates' both set the training length; give one");
+  }
+  if (settings.schedule.time.value_or(0) > 0 && settings.schedule.cooldown_epochs > 0) {
+    throw UserError("key 'time' recomputes the epochs from a wall-clock budget; cooldown_epochs would run past it");
+  }
   if (settings.dist.node_rank >= settings.dist.nnodes) {
     throw UserError("key 'node_rank' must be below nnodes=" + std::to_string(settings.dist.nnodes) + ", got " +
                     std::to_string(settings.dist.node_rank));

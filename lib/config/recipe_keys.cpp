@@ -544,6 +544,12 @@ std::vector<RecipeKey> build_table() {
                   .same_as(kEasyOcr, "num_iter",
                            "EasyOCR counts its iterations (one update each) from 0 and stops after iteration num_iter, "
                            "so it runs one update more");
+  schedule << optional_double_key("time", FIELD(schedule.time), 0.0, 1e6)
+                  .help(
+                      "wall-clock budget in hours, as Ultralytics' time: after each epoch the run's epochs become "
+                      "ceil(time / mean epoch time so far), the LR schedule and close_mosaic follow them, args.yaml "
+                      "and last.pt record them; the run stops after the update that spends the budget (its epoch "
+                      "then validated and the last); none or 0 = the length is `epochs`");
   schedule << batch_key()
                   .help("micro-batch (per rank): what one forward/backward sees; -1 or a share in (0, 1) is "
                         "Ultralytics' AutoBatch: the largest batch whose measured step fits that share of the GPU's "

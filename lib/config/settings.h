@@ -50,6 +50,9 @@ struct DataSettings {
 struct ScheduleSettings {
   int64_t epochs = 10;
   int64_t updates = 0;                // total optimizer updates; 0 = off (epochs); else epochs are derived
+  // Ultralytics' wall-clock budget in hours: the epochs are recomputed after each one from the mean
+  // epoch time, and the run stops once it is spent; nullopt (or 0) = the length is `epochs`.
+  std::optional<double> time;
   int64_t batch = 16;                 // micro-batch per rank
   // Ultralytics' AutoBatch (batch=-1: 0.6, or batch=0.7): the share of GPU memory the batch may
   // take, chosen before training starts (compile/auto_batch.h) and then recorded as `batch`.

@@ -68,6 +68,7 @@ class TaskTraining {
   virtual void begin_epoch(int64_t epoch) {}
   // The run's epochs as planned, before train_collate: `updates=` derives them from the batch
   // geometry, so they may differ from the recipe's `epochs` (detection's close_mosaic counts back from them).
+  // time= calls it again after an epoch with the recomputed length; train_collate then follows it.
   virtual void set_planned_epochs(int64_t epochs) {}
 };
 

@@ -151,6 +151,14 @@ TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t 
   return plan;
 }
 
+TrainingPlan with_epochs(TrainingPlan plan, int64_t epochs) {
+  TORCH_INTERNAL_ASSERT(!plan.length_in_updates, "an updates= run has no epochs to recompute");
+  plan.epochs = epochs;
+  plan.shape_updates = plan.updates_per_epoch * epochs;
+  plan.total_updates = plan.shape_updates;
+  return plan;
+}
+
 std::string schedule_text(const ScheduleSettings& schedule) {
   std::string text = to_string(schedule.scheduler);
   text += schedule.sched_on_updates ? ", stepped every update" : ", stepped at epoch ends";

@@ -50,6 +50,9 @@ int64_t resolve_threads(int64_t threads, const WorldLayout& world = {});
 // `epoch_micro_batches` counts the micro-batches of an epoch over all ranks.
 TrainingPlan make_plan(const Settings& settings, int64_t train_samples, int64_t epoch_micro_batches,
                        int64_t classes, const WorldLayout& world = {});
+// The plan with its length set to `epochs` (time= recomputes it after each epoch): the schedule's
+// updates follow; the optimizer, its LR and the warmup stay as chosen at the start.
+TrainingPlan with_epochs(TrainingPlan plan, int64_t epochs);
 // The learning-rate and momentum schedule of the plan's updates.
 ScheduleOptions schedule_options(const ScheduleSettings& schedule, const OptimizerSettings& optimizer,
                                  const TrainingPlan& plan);

@@ -6,9 +6,11 @@
 #include "dist/module_sync.h"
 #include "engine/deployable.h"
 #include "engine/generator_state.h"
+#include "engine/time_budget.h"
 #include "io/state_dict.h"
 #include "models/trainable.h"
 #include "util/error.h"
+#include "util/atomic_file.h"
 #include "util/memory.h"
 
 namespace trainer {
@@ -101,8 +103,7 @@ TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPla
                                       collective_);
   update_step_ = std::make_unique<UpdateStep>(
       *executor_, *components_.optimizer, schedule_options(settings_.schedule, settings_.optim, plan_), plan_.optimizer);
-  loader_ = std::make_unique<Loader>(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)),
-                                     settings_.data.workers, settings_.data.prefetch);
+  loader_ = training_loader();
   recipe_ = to_yaml(settings_);
 }
 
@@ -127,6 +128,8 @@ TrainingSummary TrainingRun::fit() {
     observer->on_start(plan_, task_.training().loss_names(), task_.validator().metric_names());
   }
   clock_.row_start = Clock::now();
+  train_start_ = Clock::now();
+  first_epoch_ = state_.epoch;
   for (; state_.epoch < plan_.epochs && !patience_stop_; ++state_.epoch) {
     train_epoch();
     // A row inside the epoch spent the patience: its last.pt is where the run stands.
@@ -166,7 +169,7 @@ void TrainingRun::train_epoch() {
   loader_->start_epoch(std::move(rank_batches), state_.epoch, static_cast<size_t>(state_.micro_batch));
   clock_.lr = update_step_->values_at(schedule_step(shard, shard.group_of(state_.micro_batch))).lr;
   while (state_.micro_batch < epoch_end_ && !patience_stop_) run_micro_batch(shard);
-  TORCH_INTERNAL_ASSERT(patience_stop_ || !loader_->next(), "loader has micro-batches beyond the plan");
+  TORCH_INTERNAL_ASSERT(patience_stop_ || budget_stop_ || !loader_->next(), "loader has micro-batches beyond the plan");
 }
 
 int64_t TrainingRun::epoch_end_slot(const EpochShard& shard) const {
@@ -206,9 +209,12 @@ void TrainingRun::between_updates(const EpochShard& shard, int64_t group, bool g
   // they take the collectives inside those together.
   const bool read_due =
       group_done && collective_.layout().is_main() && seconds_since(clock_.last_read) >= kReadBackSeconds;
-  const std::vector<double> vote = collective_.all_reduce({stop_wish(), read_due ? 1.0 : 0.0}, Reduction::max);
+  const bool spent = group_done && collective_.layout().is_main() && budget_spent();
+  const std::vector<double> vote =
+      collective_.all_reduce({stop_wish(), read_due ? 1.0 : 0.0, spent ? 1.0 : 0.0}, Reduction::max);
   const int stop_signal = static_cast<int>(vote[0]);
   if (group_done) {
+    if (vote[2] > 0) stop_epoch_here(shard);
     // The epoch's last update makes its row (if any) in end_epoch, with the next epoch's last.pt.
     const bool epoch_done = state_.micro_batch == epoch_end_;
     const auto due = [&](int64_t interval) { return interval > 0 && !epoch_done && state_.updates % interval == 0; };
@@ -320,10 +326,12 @@ void TrainingRun::validate(EpochRecord& record) {
 
 void TrainingRun::end_epoch() {
   const int64_t finished = state_.epoch + 1;
-  const bool last = finished == plan_.epochs;
+  const bool last = finished == plan_.epochs || budget_stop_;
   const int64_t interval = settings_.output.val_interval;
   std::optional<EpochRecord> record;
   if (interval == 0 || last || state_.updates % interval == 0) record = take_record(settings_.output.val || last);
+  // Before the checkpoints, so that last.pt resumes with the length the run goes on with.
+  if (budget_seconds(settings_.schedule.time) > 0) fit_epochs_to_budget(finished);
   summary_.epochs_run = finished;
   // The partial last epoch of an updates= run stays where it stopped: resumed with more updates, it goes on there.
   if (stop_position_ > 0) {
@@ -333,6 +341,46 @@ void TrainingRun::end_epoch() {
   // The checkpoint resumes at the start of the next epoch.
   state_.start_next_epoch();
   save_and_report(finished, 0, record ? &*record : nullptr);
+}
+
+bool TrainingRun::budget_spent() const {
+  const double budget = budget_seconds(settings_.schedule.time);
+  return budget > 0 && seconds_since(train_start_) >= budget;
+}
+
+void TrainingRun::stop_epoch_here(const EpochShard& shard) {
+  budget_stop_ = true;
+  epoch_end_ = state_.micro_batch;
+  stop_position_ = epoch_end_ < shard.slots() ? shard.position(epoch_end_) : 0;
+  spdlog::info("time={} h is spent after update {} (epoch {}): the run ends here", *settings_.schedule.time,
+               state_.updates, state_.epoch + 1);
+}
+
+void TrainingRun::fit_epochs_to_budget(int64_t finished) {
+  const double elapsed = seconds_since(train_start_);
+  const int64_t estimate =
+      budget_stop_ ? finished
+                   : epochs_in_budget(budget_seconds(settings_.schedule.time), elapsed, finished - first_epoch_, finished);
+  // Rank 0's clock decides, so that every rank runs the same epochs.
+  const double mine = collective_.layout().is_main() ? static_cast<double>(estimate) : 0.0;
+  const auto epochs = static_cast<int64_t>(collective_.all_reduce({mine}, Reduction::max)[0]);
+  if (epochs == plan_.epochs) return;
+  spdlog::info("time={} h: {} epoch(s) took {:.1f} s, so the run's epochs are now {} (were {})",
+               *settings_.schedule.time, finished - first_epoch_, elapsed, epochs, plan_.epochs);
+  plan_ = with_epochs(plan_, epochs);
+  update_step_->set_schedule(schedule_options(settings_.schedule, settings_.optim, plan_));
+  task_.training().set_planned_epochs(epochs);
+  Settings recorded = settings_;
+  recorded.schedule.epochs = epochs;
+  recipe_ = to_yaml(recorded);
+  if (folder_.writes()) write_file_atomically(folder_.args(), recipe_);
+  // The next epochs' batches from a collate of the new length (detection's close_mosaic counts back from it).
+  if (epochs > finished) loader_ = training_loader();
+}
+
+std::unique_ptr<Loader> TrainingRun::training_loader() const {
+  return std::make_unique<Loader>(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)),
+                                  settings_.data.workers, settings_.data.prefetch);
 }
 
 void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record) {

@@ -73,6 +73,15 @@ class TrainingRun {
   EpochRecord take_record(bool validate_now);
   void validate(EpochRecord& record);
   void end_epoch();
+  // time=: whether this rank's clock finds the budget spent (rank 0's decides for all).
+  bool budget_spent() const;
+  // time=: the epoch ends at the update just made, the run's last (a partial epoch stays where it stopped).
+  void stop_epoch_here(const EpochShard& shard);
+  // time=: the run's epochs from the mean epoch time after `finished` epochs, with the schedule,
+  // the task's planned epochs (close_mosaic), the loader and the recorded recipe following them.
+  void fit_epochs_to_budget(int64_t finished);
+  // The training split's loader, its collate made for the task's planned epochs.
+  std::unique_ptr<Loader> training_loader() const;
   // last.pt at the epoch's `micro_batch` (best.pt when `record` is better, epoch<N>.pt at
   // save_period's epoch ends), then the observers of `record` (null: no row here).
   void save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record);
@@ -80,9 +89,12 @@ class TrainingRun {
   Checkpoint checkpoint(int64_t epoch, int64_t micro_batch, bool with_gradients) const;
 
   Clock::time_point start_ = Clock::now();
+  Clock::time_point train_start_ = Clock::now();  // time='s clock: from the first update of this process
+  int64_t first_epoch_ = 0;                       // the epoch this process started in (time= times its own)
+  bool budget_stop_ = false;                      // time=: an update spent the budget
   const Settings& settings_;
   Task& task_;
-  const TrainingPlan& plan_;
+  TrainingPlan plan_;  // time= recomputes its length after each epoch
   RunFolder folder_;
   Collective& collective_;
   RunHooks hooks_;

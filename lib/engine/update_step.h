@@ -3,6 +3,7 @@
 // parameter group (and SGD's warmup momentum), then the executor updates.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include "config/setting_types.h"
 #include "engine/step_executor.h"
@@ -21,6 +22,8 @@ class UpdateStep {
   void micro_step(const Batch& batch, int64_t group_samples, bool padding = false) {
     executor_.micro_step(batch, group_samples, padding);
   }
+  // The run's length changed (time=): the schedule of its new plan.
+  void set_schedule(ScheduleOptions schedule) { schedule_ = std::move(schedule); }
   // Sets the schedule's values for `schedule_step` on the optimizer, then updates; returns them.
   ScheduleValues update(int64_t schedule_step);
 

@@ -108,6 +108,9 @@ void DetectTask::choose_branch(DataSplits splits) {
 
 void DetectTask::set_planned_epochs(int64_t epochs) {
   shared_.schedule.epochs = epochs;
+  // Changed mid-run (time=), the losses stay the objects a captured step reads.
+  if (end_to_end_loss_) end_to_end_loss_->set_epochs(epochs);
+  if (end_to_end_loss_ || loss_) return;
   if (model_.end2end) {
     end_to_end_loss_ = std::make_unique<EndToEndDetectionLoss>(classes(), model_.strides, model_.reg_max,
                                                                loss_options_, epochs);

@@ -28,6 +28,8 @@ class EndToEndDetectionLoss {
   // The weights of `epoch` (0-based), written in place into the tensor the loss reads, so a
   // captured training step replays with them.
   void set_epoch(int64_t epoch);
+  // The run's length changed (time=): set_epoch weighs by the new one.
+  void set_epochs(int64_t epochs) { epochs_ = epochs; }
   // The one-to-many weight at `epoch` of `epochs`; the one-to-one weight is 1 minus it.
   static double one_to_many_weight(int64_t epoch, int64_t epochs);
 
