@@ -22,6 +22,7 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"model", "resnet34"},
     {"data", "somewhere"},
     {"epochs", "7"},
+    {"time", "0.5"},
     {"patience", "9"},
     {"batch", "12"},
     {"imgsz", "48"},
@@ -188,9 +189,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 59 Ultralytics keys (end2end among them) and 22 timm flags named as ours (drop_path among them),
+  // 60 Ultralytics keys (end2end and time among them) and 22 timm flags named as ours (drop_path among them),
   // and the tools' own spellings.
-  CHECK(spellings.size() == 59 + 22 + kOwnSpellings.size());
+  CHECK(spellings.size() == 60 + 22 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

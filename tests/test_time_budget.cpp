@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "config/recipe.h"
+#include "families/recipes.h"
 #include "engine/time_budget.h"
 #include "engine/trainer.h"
 #include "engine/training_plan.h"
@@ -19,7 +19,6 @@ using namespace trainer;
 using trainer::testing::CommandResult;
 using trainer::testing::read_text;
 using trainer::testing::run_trainer;
-using trainer::testing::TempDir;
 
 namespace {
 
@@ -91,7 +90,7 @@ TEST_CASE("a spent budget ends the run after that update, its epoch validated", 
 }
 
 TEST_CASE("time= through the binary: stops by the budget, args.yaml and last.pt hold the epochs", "[cli][time]") {
-  TempDir dir("time-cli");
+  trainer::testing::TempDir dir("time-cli");
   trainer::testing::write_two_class_images(dir / "data", {12, 4, 16, 5, "a", "b"});
   // 2 s of a recipe that asks for 500 epochs of 6 updates.
   const CommandResult run = run_trainer("train data=" + dir.file("data") +
@@ -115,4 +114,16 @@ TEST_CASE("time= through the binary: stops by the budget, args.yaml and last.pt 
   const Checkpoint last = load_checkpoint(folder / "weights" / "last.pt");
   CHECK(recipe_epochs(last.recipe) == last_epoch);
   CHECK(read_text(folder / "args.yaml").find("time: 0.00056") != std::string::npos);
+
+  // Resumed, the run follows the length last.pt recorded, not the recipe's 500 epochs: inside the
+  // epoch the budget stopped (or, stopped at its end, it has finished them all).
+  const CommandResult resumed = run_trainer("train resume=" + (folder / "weights" / "last.pt").string());
+  INFO(resumed.output);
+  if (last.micro_batch == 0) {
+    CHECK(resumed.exit_code == 2);
+    CHECK_THAT(resumed.output, Catch::Contains("finished all " + std::to_string(last_epoch) + " epochs"));
+  } else {
+    CHECK(resumed.exit_code == 0);
+    CHECK_THAT(resumed.output, Catch::Contains("training: " + std::to_string(last_epoch) + " epochs"));
+  }
 }
