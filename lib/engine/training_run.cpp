@@ -101,8 +101,9 @@ TrainingRun::TrainingRun(const Settings& settings, Task& task, const TrainingPla
                                       collective_);
   update_step_ = std::make_unique<UpdateStep>(
       *executor_, *components_.optimizer, schedule_options(settings_.schedule, settings_.optim, plan_), plan_.optimizer);
-  loader_ = std::make_unique<Loader>(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)),
-                                     settings_.data.workers, settings_.data.prefetch);
+  Loader::Collate collate = task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed));
+  if (plan_.device.is_cuda()) collate = Loader::pinning(std::move(collate));
+  loader_ = std::make_unique<Loader>(std::move(collate), settings_.data.workers, settings_.data.prefetch);
   recipe_ = to_yaml(settings_);
 }
 
