@@ -140,6 +140,48 @@ TEST_CASE("cache=ram trains to the same metrics as reading every file each epoch
   CHECK_THAT(told.output, Catch::Contains("cache=ram: keeping decoded images in memory"));
 }
 
+TEST_CASE("cache=disk trains as reading every file does, builds its files once and resumes exactly",
+          "[detect][cli][pixel-cache]") {
+  TempDir dir("detect-disk-cache");
+  REQUIRE(run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64 --max-objects 3")
+              .exit_code == 0);
+  const std::string args = " data=" + dir.file("shapes/data.yaml") + " epochs=3 project=" + dir.file("runs") + kTinyYolo;
+  const std::string cached_args = " cache=disk cache_dir=" + dir.file("local-disk") + args;
+  const CommandResult plain = run_trainer("train name=plain" + args);
+  const CommandResult cached = run_trainer("train name=cached" + cached_args);
+  INFO(plain.output << "\n---\n" << cached.output);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(cached.exit_code == 0);
+  // 64-px images are kept raw: the same batches, so the same weights to the bit.
+  const auto weights = [&](const std::string& name) {
+    return trainer::load_checkpoint(dir / "runs" / name / "weights" / "last.pt").model;
+  };
+  CHECK(trainer::identical(weights("cached"), weights("plain")));
+  CHECK(metric_line(cached.output, "val/box_loss") == metric_line(plain.output, "val/box_loss"));
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "local-disk")) {
+    files += entry.path().extension() == ".trainer-pixels";
+  }
+  CHECK(files == 2);  // training copies and letterboxed validation copies
+  CHECK_FALSE(std::filesystem::exists(dir / "shapes" / "images" / "train.trainer-pixels"));
+
+  // A later run maps the files it finds; SIGINT after the first epoch, then resume, ends with the
+  // weights of the uninterrupted run.
+  const std::string results = dir.file("runs/interrupted/results.csv");
+  const CommandResult stopped = run_command(
+      "{ " + std::string(TRAINER_BINARY) + " train name=interrupted" + cached_args.substr(0, cached_args.size() - 3) +
+      " & pid=$!; while [ \"$(cat '" + results + "' 2>/dev/null | wc -l)\" -lt 2 ] && kill -0 $pid 2>/dev/null; " +
+      "do sleep 0.05; done; kill -INT $pid; wait $pid; }");
+  INFO(stopped.output);
+  REQUIRE(stopped.exit_code == 130);
+  CHECK(stopped.output.find("cache=disk: writing") == std::string::npos);
+  const std::string last = dir.file("runs/interrupted/weights/last.pt");
+  const CommandResult resumed = run_trainer("train resume=" + last + " -q");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(trainer::identical(weights("interrupted"), weights("cached")));
+}
+
 TEST_CASE("yolo11n typed as Ultralytics' docs type it trains, validates from its checkpoint and exports ONNX",
           "[detect][cli][yolo11]") {
   TempDir dir("detect-yolo11");

@@ -12,6 +12,7 @@
 #include "data/loader.h"
 #include "data/sampler.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 #include "util/error.h"
 
 using namespace trainer;
@@ -123,6 +124,19 @@ TEST_CASE("start_epoch mid-epoch cancels the old epoch cleanly", "[data]") {
   // Abandoning an epoch and destroying the loader with work in flight must also be clean.
   loader.start_epoch(batches_of(40, 2), 2);
   REQUIRE(loader.next());
+}
+
+TEST_CASE("Loader::pinning hands out batches in pinned memory that copy to the device intact", "[data][.gpu]") {
+  testing::require_cuda_device();
+  Loader loader(Loader::pinning(encode), 2, 2);
+  loader.start_epoch({{0, 1, 2}, {3, 4}}, 0);
+  while (auto batch = loader.next()) {
+    CHECK(batch->input.is_pinned());
+    CHECK(batch->target.is_pinned());
+    Batch on_device = *batch;
+    on_device.to(torch::Device(torch::kCUDA));
+    CHECK(torch::equal(on_device.input.cpu(), batch->input));
+  }
 }
 
 TEST_CASE("Fashion-MNIST loading throughput for 0, 1 and 2 workers", "[.][benchmark]") {

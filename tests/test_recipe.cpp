@@ -220,8 +220,9 @@ TEST_CASE("wrong types and ranges name the key, the value and the place", "[conf
   CHECK_THAT(error_of(std::nullopt, {"auto_augment=augmix"}),
              Catch::Contains("'auto_augment'") && Catch::Contains("randaugment, autoaugment, trivialaugment"));
   CHECK_THAT(error_of(std::nullopt, {"randaugment_magnitude=31"}), Catch::Contains("'randaugment_magnitude'"));
-  CHECK_THAT(error_of(std::nullopt, {"cache=disk"}),
-             Catch::Contains("'cache'") && Catch::Contains("false, ram") && Catch::Contains("disk cache"));
+  CHECK_THAT(error_of(std::nullopt, {"cache=npy"}),
+             Catch::Contains("'cache'") && Catch::Contains("false, ram, disk or true"));
+  CHECK_THAT(error_of(std::nullopt, {"cache_quality=0"}), Catch::Contains("'cache_quality'"));
   CHECK_THAT(error_of(std::nullopt, {"save_period=-2"}), Catch::Contains("'save_period'"));
   CHECK_THAT(error_of(std::nullopt, {"lr_scale=fast"}), Catch::Contains("'lr_scale'"));
   CHECK_THAT(error_of(std::nullopt, {"batch"}), Catch::Contains("needs a value"));

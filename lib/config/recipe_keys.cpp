@@ -397,26 +397,23 @@ KeyRow contrast_adjust_key() {
       [](const Settings& s) { return show_double(s.ocr.contrast_adjust); });
 }
 
-// Ultralytics' cache: true or ram keeps decoded images in memory; its disk cache is refused.
+// Ultralytics' cache: true or ram keeps decoded images in memory, disk in one file per split.
 KeyRow cache_key() {
   return custom_key(
-             "cache", "false, ram (true = ram)",
+             "cache", "false, ram, disk (true = ram)",
              [](Settings& s, const RecipeValue& v) {
                const std::string lowered = v.is_null ? "none" : to_lower(v.text);
                if (lowered == "false" || lowered == "none") {
-                 s.detect.cache = ImageCacheMode::off;
+                 s.data.cache = ImageCacheMode::off;
                } else if (lowered == "true" || lowered == "ram") {
-                 s.detect.cache = ImageCacheMode::ram;
+                 s.data.cache = ImageCacheMode::ram;
                } else if (lowered == "disk") {
-                 fail_value("cache", v,
-                            "false, ram or true: Ultralytics' disk cache (decoded images in .npy files beside the "
-                            "images) waits for the loader's disk cache (issue 46); until then ram keeps them in "
-                            "memory with the same batches");
+                 s.data.cache = ImageCacheMode::disk;
                } else {
-                 fail_value("cache", v, "false, ram or true");
+                 fail_value("cache", v, "false, ram, disk or true");
                }
              },
-             [](const Settings& s) { return std::string(to_string(s.detect.cache)); })
+             [](const Settings& s) { return std::string(to_string(s.data.cache)); })
       .bare_means_true();
 }
 
@@ -669,16 +666,32 @@ std::vector<RecipeKey> build_table() {
                   "one is refused before any pixel memory is taken (a decompression bomb: a small file claiming "
                   "100000x100000 pixels). The default is where PIL, which timm reads images with, refuses too "
                   "(about 179 megapixels, 537 MB of RGB); other formats keep OpenCV's own limit of 2^30 pixels");
-  detect << cache_key()
-                .resumable()
-                .tasks(kDetect)
-                .values("false, ram (true = ram)")
-                .help(
-                    "detection: keep each decoded image in memory after its first use (Ultralytics' `cache`): "
-                    "training images resized to imgsz on the long side, validation images letterboxed, so later "
-                    "epochs read and decode no file; the batches are the same as without it. Skipped with a "
-                    "warning when the images would need more than two thirds of the available memory; `disk` is "
-                    "not offered");
+  data << cache_key()
+              .resumable()
+              .tasks(kClassify | kDetect)
+              .values("false, ram, disk (true = ram)")
+              .help(
+                  "Ultralytics' `cache`. ram (detection): keep each decoded image in memory after its first use, "
+                  "training images resized to imgsz on the long side, validation images letterboxed, so later "
+                  "epochs read and decode no file; skipped with a warning when the images would need more than "
+                  "two thirds of the available memory (classification: off with a warning, as Ultralytics does). "
+                  "disk: before training, write every image of each split, decoded and resized for the task "
+                  "(detection: imgsz on the long side; classification: the short side the crops can use, "
+                  "imgsz / sqrt(smallest crop area) in training, imgsz / crop_fraction in validation), into one "
+                  "file per split as JPEG of `cache_quality` (raw pixels up to 64x64), which every loader "
+                  "thread and rank reads through a memory map; rebuilt when a file, imgsz or the quality "
+                  "changes; one process builds while the others wait. Either way the batches are the same "
+                  "as without a cache for images the cache keeps whole");
+  data << string_key("cache_dir", FIELD(data.cache_dir), true, "path")
+              .resumable()
+              .tasks(kClassify | kDetect)
+              .help("cache=disk: the folder for the cache files (a local disk when the images sit on NFS); "
+                    "none = beside each split's images (`images/train.trainer-pixels`, `train.trainer-pixels`)");
+  data << int_key("cache_quality", FIELD(data.cache_quality), 1, 100)
+              .resumable()
+              .tasks(kClassify | kDetect)
+              .help("cache=disk: JPEG quality (1-100) of the cached copies; 95 keeps them within a few levels "
+                    "of the decoded source");
 
   run << device_key().resumable().help(
       "auto = the first CUDA device if present, else cpu; N = cuda:N (Ultralytics' `device=0`); -1 "

@@ -35,8 +35,9 @@ struct TimmRandAugmentSpec {
 // What random erasing fills its boxes with, after normalisation (timm's --remode): 0 (the dataset's
 // mean colour), one standard-normal value per channel, or one per pixel (data/classify/random_erasing.h).
 enum class ErasingMode { constant, rand, pixel };
-// Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection).
-enum class ImageCacheMode { off, ram };
+// Ultralytics' `cache`: decoded images kept in memory after the first epoch (detection), or
+// resized copies kept in one memory-mapped file per split (detection and classification).
+enum class ImageCacheMode { off, ram, disk };
 // The four stages of EasyOCR's recognizer (its trainer/model.py), named as its configs name them.
 enum class OcrTransformation { none, tps };
 enum class OcrFeatureExtraction { vgg, rcnn, resnet };

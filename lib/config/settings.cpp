@@ -82,6 +82,7 @@ const char* to_string(ImageCacheMode value) {
   switch (value) {
     case ImageCacheMode::off: return "false";
     case ImageCacheMode::ram: return "ram";
+    case ImageCacheMode::disk: return "disk";
   }
   return "?";
 }

@@ -44,6 +44,9 @@ struct DataSettings {
   double hsv_s = 0.7;
   double hsv_v = 0.4;
   double label_smoothing = 0.0;
+  ImageCacheMode cache = ImageCacheMode::off;
+  std::string cache_dir;              // cache=disk: "" = beside each split's images
+  int64_t cache_quality = 95;         // cache=disk: JPEG quality of the kept copies
 };
 
 // Batch geometry and the learning-rate schedule, counted in updates.
@@ -152,7 +155,6 @@ struct DetectSettings {
   // An end-to-end model's branch in val, predict and export (Ultralytics 8.4's `end2end`): unset or
   // true the one-to-one branch without NMS, false the one-to-many branch with NMS.
   std::optional<bool> end2end;
-  ImageCacheMode cache = ImageCacheMode::off;
 };
 
 // Text recognition (task=ocr): EasyOCR's key names and meanings.

@@ -49,6 +49,8 @@ class ImageDataset {
     const cv::Rect scaled = reduced_region(region, geometry(i).size, image.size());
     return scaled.empty() ? image : image(scaled);
   }
+  // The file image(i) is decoded from; "" for data held in memory.
+  virtual std::string path(size_t i) const { return {}; }
   virtual int64_t label(size_t i) const = 0;
   virtual const std::vector<std::string>& class_names() const = 0;
   virtual int64_t channels() const = 0;

@@ -27,7 +27,7 @@ class ImageFiles : public ImageDataset {
   int64_t channels() const override { return channels_; }
   int64_t native_size() const override { return native_size_; }
   Normalization normalization() const override { return normalization_; }
-  const std::string& path(size_t i) const { return paths_.at(i); }
+  std::string path(size_t i) const override { return paths_.at(i); }
 
  private:
   std::vector<std::string> paths_;

@@ -63,25 +63,15 @@ int stored_orientation(const jpeg_decompress_struct& info) {
   return 1;
 }
 
-}  // namespace
-
-std::optional<cv::Mat> read_jpeg_region(const std::string& path, int64_t channels, const cv::Rect& region,
-                                        int reduction) {
-  const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!file) throw UserError("cannot open image " + path);
-  Decompressor jpeg;
+// The region's rows of a decompressor whose source is attached and header read (the rest of
+// read_jpeg_region); `name` names the image in errors.
+std::optional<cv::Mat> decode_region(Decompressor& jpeg, const std::string& name, int64_t channels,
+                                     const cv::Rect& region, int reduction) {
   jpeg_decompress_struct& info = jpeg.info;
-  const auto fail = [&] { return UserError("cannot read image " + path + ": " + jpeg.error.message); };
-  if (!guarded(jpeg, [&] {
-        jpeg_stdio_src(&info, file.get());
-        jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
-        jpeg_read_header(&info, TRUE);
-      })) {
-    throw fail();
-  }
+  const auto fail = [&] { return UserError("cannot read image " + name + ": " + jpeg.error.message); };
   if ((info.num_components != 1 && info.num_components != 3) || stored_orientation(info) != 1) return std::nullopt;
   if (int64_t(info.image_width) * info.image_height > max_image_pixels()) {
-    throw UserError("image " + path + " claims " + std::to_string(info.image_width) + "x" +
+    throw UserError("image " + name + " claims " + std::to_string(info.image_width) + "x" +
                     std::to_string(info.image_height) + " pixels, more than max_image_pixels=" +
                     std::to_string(max_image_pixels()) + " (a decompression bomb, or raise the key)");
   }
@@ -111,6 +101,39 @@ std::optional<cv::Mat> read_jpeg_region(const std::string& path, int64_t channel
   }
   // The rows below the region stay unread: jpeg_destroy_decompress aborts the decode.
   return rows(cv::Rect(wanted.x - int(left), 0, wanted.width, wanted.height));
+}
+
+// Attaches a source with `attach` (a function of the decompress struct), reads the header, then
+// decodes the region.
+template <typename Attach>
+std::optional<cv::Mat> read_region_from(const Attach& attach, const std::string& name, int64_t channels,
+                                        const cv::Rect& region, int reduction) {
+  Decompressor jpeg;
+  if (!guarded(jpeg, [&] {
+        attach(jpeg.info);
+        jpeg_save_markers(&jpeg.info, JPEG_APP0 + 1, 0xFFFF);
+        jpeg_read_header(&jpeg.info, TRUE);
+      })) {
+    throw UserError("cannot read image " + name + ": " + jpeg.error.message);
+  }
+  return decode_region(jpeg, name, channels, region, reduction);
+}
+
+}  // namespace
+
+std::optional<cv::Mat> read_jpeg_region(const std::string& path, int64_t channels, const cv::Rect& region,
+                                        int reduction) {
+  const std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) throw UserError("cannot open image " + path);
+  return read_region_from([&](jpeg_decompress_struct& info) { jpeg_stdio_src(&info, file.get()); }, path, channels,
+                          region, reduction);
+}
+
+std::optional<cv::Mat> read_jpeg_region(const uint8_t* bytes, size_t size, const std::string& name, int64_t channels,
+                                        const cv::Rect& region, int reduction) {
+  return read_region_from(
+      [&](jpeg_decompress_struct& info) { jpeg_mem_src(&info, bytes, static_cast<unsigned long>(size)); }, name,
+      channels, region, reduction);
 }
 
 }  // namespace trainer

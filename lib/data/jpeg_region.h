@@ -5,6 +5,7 @@
 #pragma once
 #include <opencv2/core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,5 +19,9 @@ namespace trainer {
 // the file when it is missing, over max_image_pixels or corrupt.
 std::optional<cv::Mat> read_jpeg_region(const std::string& path, int64_t channels, const cv::Rect& region,
                                         int reduction);
+
+// The same for a JPEG held in memory (the disk cache's copies), `name` naming it in errors.
+std::optional<cv::Mat> read_jpeg_region(const uint8_t* bytes, size_t size, const std::string& name, int64_t channels,
+                                        const cv::Rect& region, int reduction);
 
 }  // namespace trainer

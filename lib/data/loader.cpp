@@ -2,6 +2,14 @@
 
 namespace trainer {
 
+Loader::Collate Loader::pinning(Collate collate) {
+  return [collate = std::move(collate)](const std::vector<size_t>& indices, int64_t epoch) {
+    Batch batch = collate(indices, epoch);
+    batch.pin();
+    return batch;
+  };
+}
+
 Loader::Loader(Collate collate, int64_t workers, int64_t prefetch)
     : collate_(std::move(collate)), prefetch_(size_t(prefetch)) {
   TORCH_INTERNAL_ASSERT(workers >= 0, "workers must be >= 0, got ", workers);

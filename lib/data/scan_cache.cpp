@@ -10,14 +10,18 @@
 namespace trainer {
 namespace {
 
-// FNV-1a over header and payload; catches truncation and bit rot, not tampering.
+// Over header and payload; catches truncation and bit rot, not tampering.
 uint64_t checksum(const std::string& bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char byte : bytes) hash = (hash ^ uint8_t(byte)) * 0x100000001b3ull;
-  return hash;
+  Fnv1a digest;
+  digest.add(bytes);
+  return digest.value();
 }
 
 }  // namespace
+
+void Fnv1a::add(std::string_view bytes) {
+  for (const char byte : bytes) hash_ = (hash_ ^ uint8_t(byte)) * 0x100000001b3ull;
+}
 
 FileStamp stamp_of(const std::string& path) {
   struct stat status {};

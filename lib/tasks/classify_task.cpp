@@ -1,11 +1,14 @@
 #include "tasks/classify_task.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <iterator>
 
+#include "data/classify/classify_pixel_cache.h"
 #include "data/classify/classify_transform.h"
+#include "data/classify/image_folder.h"
 #include "data/classify/open_dataset.h"
 #include "data/image_files.h"
 #include "data/sampler.h"
@@ -15,6 +18,9 @@
 #include "util/error.h"
 
 namespace trainer {
+
+namespace fs = std::filesystem;
+
 ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySettings& classify, DataSplits splits,
                            const ModelCard* card)
     : shared_(shared), classify_(classify) {
@@ -42,6 +48,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
       }
     }
   }
+  apply_image_cache();
   validator_ = std::make_unique<ClassifyValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = build_logits_model(
@@ -56,8 +63,7 @@ void ClassifyTask::take_data_facts() {
   imgsz_ = shared_.data.imgsz.value_or(val_->native_size());
 }
 
-Loader::Collate ClassifyTask::train_collate(uint64_t seed, ClassifyStageTimes* times) const {
-  TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
+ClassifyAugment ClassifyTask::train_augment() const {
   ClassifyAugment augment;
   augment.imgsz = imgsz_;
   augment.crop_pad = classify_.crop_pad;
@@ -71,7 +77,27 @@ Loader::Collate ClassifyTask::train_collate(uint64_t seed, ClassifyStageTimes* t
   augment.color_jitter = {shared_.data.hsv_v, shared_.data.hsv_v, shared_.data.hsv_s, std::min(shared_.data.hsv_h, 0.5)};
   augment.mix = {classify_.mixup_alpha, classify_.cutmix_alpha, classify_.mixup_prob, classify_.mixup_switch_prob,
                  shared_.data.label_smoothing, classes()};
-  return make_classify_collate(*train_, augment, normalization_, seed, times);
+  return augment;
+}
+
+Loader::Collate ClassifyTask::train_collate(uint64_t seed, ClassifyStageTimes* times) const {
+  TORCH_INTERNAL_ASSERT(train_, "train_collate without a training split");
+  return make_classify_collate(*train_, train_augment(), normalization_, seed, times);
+}
+
+// After imgsz is known: the copies are sized for the crops of each split.
+void ClassifyTask::apply_image_cache() {
+  if (shared_.data.cache == ImageCacheMode::ram) {
+    spdlog::warn("cache=ram: not offered for classification (Ultralytics turns it off too); cache=disk keeps "
+                 "resized copies in one file per split");
+  }
+  if (shared_.data.cache != ImageCacheMode::disk || !train_) return;
+  const PixelCacheSettings settings{shared_.data.cache_dir, int(shared_.data.cache_quality)};
+  const fs::path root(shared_.run.data);
+  train_ = with_pixel_cache(std::move(train_), image_folder_split(root, Split::train), false,
+                            cached_short_side(train_augment()), settings);
+  val_ = with_pixel_cache(std::move(val_), image_folder_split(root, Split::val), true,
+                          cached_short_side(evaluation_augment()), settings);
 }
 
 LossOutput ClassifyTask::loss(const Batch& batch) {

@@ -46,6 +46,8 @@ class ClassifyTask : public Task, public TaskTraining, public Predictor, public 
  private:
   // Class names, channels, normalisation and native size from the validation split.
   void take_data_facts();
+  void apply_image_cache();
+  ClassifyAugment train_augment() const;
   ClassifyAugment evaluation_augment() const;
   // The logits of an evaluation input (pixels or normalised), from the deployed copy when there is one.
   torch::Tensor logits(const torch::Tensor& input) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <filesystem>
 
+#include "data/detect/detect_pixel_cache.h"
 #include "data/detect/detect_collate.h"
 #include "data/image_files.h"
 #include "data/read_image.h"
@@ -134,7 +135,13 @@ void DetectTask::open_data(bool with_train_split) {
     train_indices_ = subset_indices(train_->size(), shared_.data.fraction, static_cast<uint64_t>(shared_.run.seed));
   }
   // `val` and `predict` read each image once: nothing to keep for.
-  if (detect_.cache == ImageCacheMode::ram && with_train_split) make_memos();
+  if (!with_train_split) return;
+  if (shared_.data.cache == ImageCacheMode::ram) make_memos();
+  if (shared_.data.cache == ImageCacheMode::disk) {
+    const PixelCacheSettings cache{shared_.data.cache_dir, int(shared_.data.cache_quality)};
+    use_detect_pixel_cache(*train_, imgsz_, DetectCopies::training, cache);
+    use_detect_pixel_cache(*val_, imgsz_, DetectCopies::letterboxed, cache);
+  }
 }
 
 void DetectTask::make_memos() {

@@ -76,13 +76,25 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
   }
 }
 
-void remove_stale_temporaries(const fs::path& folder) {
+namespace {
+
+// Removes the regular files of `folder` whose names contain `mark`.
+void remove_files_marked(const fs::path& folder, const std::string& mark) {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(folder, error)) {
-    if (entry.path().filename().string().find(kTemporaryMark) == std::string::npos) continue;
+    if (entry.path().filename().string().find(mark) == std::string::npos) continue;
     std::error_code ignored;
     if (entry.is_regular_file(ignored)) fs::remove(entry.path(), ignored);
   }
+}
+
+}  // namespace
+
+void remove_stale_temporaries(const fs::path& folder) { remove_files_marked(folder, kTemporaryMark); }
+
+void remove_stale_temporaries_of(const fs::path& path) {
+  remove_files_marked(path.parent_path().empty() ? fs::path(".") : path.parent_path(),
+                      path.filename().string() + kTemporaryMark);
 }
 
 void write_file_atomically(const fs::path& path, std::string_view bytes) {

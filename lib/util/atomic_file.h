@@ -17,6 +17,9 @@ void replace_file_atomically(const std::filesystem::path& path,
 // mid-write (kill -9, power loss). Only for a folder no other process is writing into (a locked
 // run folder): a live writer's temporary would go too.
 void remove_stale_temporaries(const std::filesystem::path& folder);
+// The same for the temporaries of one file only, for a file no other process is replacing (its
+// writers hold a lock), in a folder others may be writing into.
+void remove_stale_temporaries_of(const std::filesystem::path& path);
 
 // Replaces `path` with `bytes` in the same way; any failure is a UserError naming the file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);

@@ -35,6 +35,7 @@ class ImageFolder : public ImageDataset {
   cv::Mat reduced_image(size_t i, int reduction) const override;
   // A JPEG decodes only the region's rows and columns (read_jpeg_region).
   cv::Mat region_image(size_t i, const cv::Rect& region, int reduction) const override;
+  std::string path(size_t i) const override { return samples_.at(i).path; }
   int64_t label(size_t i) const override { return samples_.at(stand_ins_.resolve(i)).label; }
   const std::vector<std::string>& class_names() const override { return classes_; }
   // 1 when every image is grey, else 3 with grey images expanded.

@@ -123,11 +123,12 @@ std::vector<PixelBox> Letterbox::to_letterbox(const std::vector<PixelBox>& boxes
 
 LabelledImage letterbox(const LabelledImage& in, const Letterbox& geometry, int64_t side, uint8_t pad) {
   TORCH_INTERNAL_ASSERT(in.image.size() == geometry.original, "letterbox geometry of another image");
-  LabelledImage out;
-  out.image = cv::Mat(int(side), int(side), in.image.type(), cv::Scalar::all(pad));
-  resize_to(in.image, geometry.resized)
-      .copyTo(out.image(cv::Rect(cv::Point(geometry.pad_x, geometry.pad_y), geometry.resized)));
-  out.boxes = geometry.to_letterbox(in.boxes);
+  return {letterbox_pixels(in.image, geometry, side, pad), geometry.to_letterbox(in.boxes)};
+}
+
+cv::Mat letterbox_pixels(const cv::Mat& image, const Letterbox& geometry, int64_t side, uint8_t pad) {
+  cv::Mat out(static_cast<int>(side), static_cast<int>(side), image.type(), cv::Scalar::all(pad));
+  resize_to(image, geometry.resized).copyTo(out(cv::Rect(cv::Point(geometry.pad_x, geometry.pad_y), geometry.resized)));
   return out;
 }
 

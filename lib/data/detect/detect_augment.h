@@ -76,6 +76,9 @@ struct Letterbox {
 // scaleup = false leaves images smaller than the square at their size (Ultralytics' validation).
 Letterbox letterbox_geometry(cv::Size original, int64_t side, bool scaleup);
 LabelledImage letterbox(const LabelledImage& in, const Letterbox& geometry, int64_t side, uint8_t pad);
+// The letterbox's pixels from any copy of the image geometry was made for (a smaller one from
+// the disk cache): resized to geometry.resized and padded.
+cv::Mat letterbox_pixels(const cv::Mat& image, const Letterbox& geometry, int64_t side, uint8_t pad);
 
 // Ultralytics' mosaic: four tiles (resize_long_side outputs) around a random centre in the middle
 // half of a 2*side square canvas filled with `pad`; boxes are clipped to the canvas and dropped

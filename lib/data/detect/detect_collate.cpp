@@ -36,8 +36,9 @@ LabelledImage training_source(const DetectDataset& data, size_t index, int64_t s
   return {std::move(image), std::move(boxes)};
 }
 
-// Evaluation decodes whole, so predictions map back through letterbox_geometry(original_size);
-// with a memo the letterboxed image is kept (it has no random part).
+// Evaluation decodes whole (or reads the disk cache's copy, already at the letterbox's size), so
+// predictions map back through letterbox_geometry(original_size); with a memo the letterboxed
+// image is kept (it has no random part).
 LabelledImage evaluation_sample(const DetectDataset& data, size_t index, const DetectAugment& augment,
                                 const ImageMemo* memo) {
   // The geometry after the decode: a file found unreadable there changes the sample's size to its stand-in's.
@@ -45,8 +46,7 @@ LabelledImage evaluation_sample(const DetectDataset& data, size_t index, const D
     return letterbox_geometry(data.original_size(index), augment.imgsz, augment.scaleup);
   };
   const auto make = [&] {
-    const cv::Mat decoded = decode(data, index);
-    return letterbox({decoded, {}}, geometry_now(), augment.imgsz, augment.pad_value).image;
+    return letterbox_pixels(decode(data, index), geometry_now(), augment.imgsz, augment.pad_value);
   };
   cv::Mat image = memo ? memo->get(index, make) : make();
   const Letterbox geometry = geometry_now();

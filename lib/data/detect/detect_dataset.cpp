@@ -1,5 +1,7 @@
 #include "data/detect/detect_dataset.h"
 
+#include <c10/util/Exception.h>
+
 #include <filesystem>
 
 #include "data/detect/label_cache.h"
@@ -111,9 +113,15 @@ DetectDataset::DetectDataset(const std::vector<std::string>& images, const Detec
 
 cv::Mat DetectDataset::image(size_t i, int reduction) const {
   return stand_ins_.read(i, samples_.size(), [&](size_t k) {
+    if (cache_ && cache_->encoding(k) != PixelEncoding::missing) return cache_->image(k);
     const Sample& sample = samples_.at(k);
     return read_image(sample.path, 3, sample.jpeg ? reduction : 1);  // a stand-in may be no JPEG
   });
+}
+
+void DetectDataset::use_pixel_cache(std::shared_ptr<const PixelCacheFile> cache) {
+  TORCH_INTERNAL_ASSERT(cache && cache->size() == samples_.size(), "a pixel cache of another split");
+  cache_ = std::move(cache);
 }
 
 }  // namespace trainer

@@ -5,10 +5,12 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "data/detect/yolo_labels.h"
+#include "data/pixel_cache_file.h"
 #include "data/stand_in_images.h"
 
 namespace trainer {
@@ -48,12 +50,16 @@ class DetectDataset {
   cv::Size original_size(size_t i) const { return samples_.at(stand_ins_.resolve(i)).size; }
   const std::vector<YoloBox>& boxes(size_t i) const { return samples_.at(stand_ins_.resolve(i)).boxes; }
   // RGB uint8 at original_size(i), or at 1/reduction of each side (rounded up) decoded at that
-  // size, for reduction up to max_reduction(i) (a file that is no JPEG decodes whole). A file that
-  // fails to read after the scan is skipped and another sample stands in for it (stand_in_images.h);
-  // throws UserError naming the file when no sample can be read.
+  // size, for reduction up to max_reduction(i) (a file that is no JPEG decodes whole); with a
+  // pixel cache, sample i's copy there (its long side at most the size the cache was built for).
+  // A file that fails to read after the scan is skipped and another sample stands in for it
+  // (stand_in_images.h); throws UserError naming the file when no sample can be read.
   cv::Mat image(size_t i, int reduction = 1) const;
-  // 8 for JPEG files (libjpeg's DCT scaling), else 1.
-  int max_reduction(size_t i) const { return samples_.at(stand_ins_.resolve(i)).jpeg ? 8 : 1; }
+  // 8 for JPEG files (libjpeg's DCT scaling), else 1; 1 with a pixel cache.
+  int max_reduction(size_t i) const { return !cache_ && samples_.at(stand_ins_.resolve(i)).jpeg ? 8 : 1; }
+  // cache=disk: image(i) gives sample i's entry of `cache` (one per sample, in order) instead of
+  // decoding its file; a sample the cache holds no copy of reads its file.
+  void use_pixel_cache(std::shared_ptr<const PixelCacheFile> cache);
   const DetectScanSummary& summary() const { return summary_; }
 
  private:
@@ -66,6 +72,7 @@ class DetectDataset {
   std::vector<Sample> samples_;
   DetectScanSummary summary_;
   StandInImages stand_ins_;
+  std::shared_ptr<const PixelCacheFile> cache_;
 };
 
 }  // namespace trainer
