@@ -26,6 +26,8 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"batch", "12"},
     {"imgsz", "48"},
     {"save_period", "3"},
+    {"keep_best", "3"},
+    {"num_classes", "5"},
     {"cache", "ram"},
     {"device", "cpu"},
     {"workers", "3"},
@@ -188,9 +190,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 59 Ultralytics keys (end2end among them) and 22 timm flags named as ours (drop_path among them),
-  // and the tools' own spellings.
-  CHECK(spellings.size() == 59 + 22 + kOwnSpellings.size());
+  // 59 Ultralytics keys (end2end among them) and 23 timm flags named as ours (drop_path and
+  // num_classes among them), and the tools' own spellings.
+  CHECK(spellings.size() == 59 + 23 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

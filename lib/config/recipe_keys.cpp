@@ -587,6 +587,12 @@ std::vector<RecipeKey> build_table() {
               .tasks(kClassify | kDetect)
               .help("probability of a horizontal flip (training only)")
               .same_as(kTimm, "hflip");
+  classify << optional_int_key("num_classes", FIELD(classify.num_classes), 1, "auto")
+                  .tasks(kClassify)
+                  .help("outputs of the classifier's head: auto = the data's class count (its class folders); more "
+                        "is allowed (the extra outputs are named unused_<index> and no label is theirs, with a "
+                        "warning), fewer is an error")
+                  .same_name(kTimm, "None (the model's 1000) in timm; the data's class count here");
   classify << int_key("crop_pad", FIELD(classify.crop_pad), 0, 1024)
                   .tasks(kClassify)
                   .help("pad by this many pixels, then crop back at a random position (training only); 0 = off");

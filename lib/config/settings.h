@@ -114,6 +114,7 @@ struct OutputSettings {
 
 // Image classification (task=classify): timm's and torchvision's augmentation and mixing.
 struct ClassifySettings {
+  std::optional<int64_t> num_classes; // the head's outputs; nullopt = the data's class count
   int64_t crop_pad = 4;
   double erasing = 0.0;
   ErasingMode erasing_mode = ErasingMode::constant;
