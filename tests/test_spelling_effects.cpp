@@ -127,6 +127,7 @@ const std::map<std::string, std::string> kOwnSpellings = {
     {"grad_accum_steps", "accumulate"},
     {"opt", "optimizer"},
     {"opt_eps", "eps"},
+    {"checkpoint_hist", "keep_best"},
     {"clip_grad", "grad_clip"},
     {"sched", "scheduler"},
     {"lr", "lr0"},

@@ -12,7 +12,8 @@ namespace trainer {
 // --smoothing 0.1, --seed 42, no EMA (--model-ema-decay 0.9998), no AMP and no clipping; its
 // augmentation: RandomResizedCrop --scale 0.08 1 (our scale 0.92), --hflip 0.5,
 // --color-jitter 0.4 (brightness, contrast, saturation), no --aa, --reprob 0, --mixup 0,
-// --cutmix 0; validation crops the centre 0.875 (timm's ResNet configs); no early stopping.
+// --cutmix 0; validation crops the centre 0.875 (timm's ResNet configs); no early stopping; its
+// CheckpointSaver keeps the --checkpoint-hist 10 best epoch checkpoints.
 const std::vector<std::pair<std::string, std::string>>& timm_defaults() {
   static const std::vector<std::pair<std::string, std::string>> defaults = {
       {"epochs", "300"},        {"batch", "128"},
@@ -35,6 +36,7 @@ const std::vector<std::pair<std::string, std::string>>& timm_defaults() {
       {"ema_decay", "0.9998"},  {"scale", "0.92"},
       {"hsv_h", "0"},           {"hsv_s", "0.4"},
       {"hsv_v", "0.4"},         {"patience", "0"},
+      {"keep_best", "10"},
   };
   return defaults;
 }

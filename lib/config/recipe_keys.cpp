@@ -1125,9 +1125,14 @@ std::vector<RecipeKey> build_table() {
                     .help("reuse an existing run folder instead of numbering a new one");
   output << save_period_key()
                 .resumable()
-                .help("also keep `weights/epoch<N>.pt` every N epochs")
-                .differs(kTimm, "checkpoint_hist",
-                         "only last.pt and best.pt are kept; save_period=N adds epoch<N>.pt every N epochs");
+                .help("also keep `weights/epoch<N>.pt` every N epochs");
+  output << int_key("keep_best", FIELD(output.keep_best), 0)
+                .resumable()
+                .help("also keep the checkpoints of the N best validated epochs by fitness as "
+                      "`weights/checkpoint-<epoch>.pt` (epoch as results.csv counts it), a better one displacing "
+                      "the worst; best.pt and last.pt are kept either way; 0 = none")
+                .same_as(kTimm, "checkpoint_hist",
+                         "timm's checkpoint-<epoch>.pth.tar counts epochs from 0, these from 1 as results.csv");
   output << int_key("save_interval", FIELD(output.save_interval), 0)
                     .resumable()
                     .help("also rewrite `weights/last.pt` every N updates (a resumable point inside an epoch); 0 = "
