@@ -197,3 +197,23 @@ TEST_CASE("timm's --mixup is MixUp's alpha, --sync-bn norm=syncbn, --input-size 
   CHECK(wide.exit_code == 2);
   CHECK_THAT(wide.output, Catch::Contains("input_size") && Catch::Contains("H = W"));
 }
+
+TEST_CASE("a timm command trains resnet50 unless --model says otherwise, RMSpropTF at timm's eps 1e-10",
+          "[cli][timm]") {
+  TempDir dir("timm-model-eps");
+  write_two_class_images(dir / "data");
+  const CommandResult timm = run_trainer("plan -b 32 --opt rmsproptf " + dir.file("data"));
+  INFO(timm.output);
+  REQUIRE(timm.exit_code == 0);
+  CHECK_THAT(timm.output, Catch::Contains("\nmodel: resnet50\n") && Catch::Contains("\noptimizer: rmsproptf\n") &&
+                              Catch::Contains("\neps: 1e-10\n"));
+  // --opt-eps is taken as given; other optimizers keep the table's eps, as timm's keep theirs.
+  CHECK_THAT(run_trainer("plan --opt rmsproptf --opt-eps .001 " + dir.file("data")).output,
+             Catch::Contains("\neps: 0.001\n"));
+  CHECK_THAT(run_trainer("plan --opt adamw " + dir.file("data")).output, Catch::Contains("\neps: 1e-08\n"));
+  // Ultralytics' form keeps resnet18 and eps 1e-8 for the same optimizer.
+  const CommandResult ultralytics = run_trainer("plan optimizer=rmsproptf data=" + dir.file("data"));
+  INFO(ultralytics.output);
+  REQUIRE(ultralytics.exit_code == 0);
+  CHECK_THAT(ultralytics.output, Catch::Contains("\nmodel: resnet18\n") && Catch::Contains("\neps: 1e-08\n"));
+}

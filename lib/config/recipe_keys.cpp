@@ -738,7 +738,8 @@ std::vector<RecipeKey> build_table() {
                          "Newton-Schulz orthogonalised update at 0.2 x lr, and YOLO26's class branches at 3 x lr); "
                          "rmsproptf = timm's RMSpropTF (TensorFlow's RMSprop: decay 0.9, eps inside the square root, "
                          "running mean square starting at 1, momentum buffer holding lr × the step, weight decay "
-                         "added to the gradient; timm's default eps is 1e-10, its recipes give --opt-eps 0.001); "
+                         "added to the gradient; timm's default eps is 1e-10, which a timm-form command without --opt-eps "
+                         "gets, its recipes give --opt-eps 0.001); "
                          "each as torch.optim, Ultralytics or timm computes it (docs/training.md). Ultralytics' Adamax, "
                          "NAdam, RAdam and RMSProp are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
