@@ -217,3 +217,37 @@ TEST_CASE("a timm command trains resnet50 unless --model says otherwise, RMSprop
   REQUIRE(ultralytics.exit_code == 0);
   CHECK_THAT(ultralytics.output, Catch::Contains("\nmodel: resnet18\n") && Catch::Contains("\neps: 1e-08\n"));
 }
+
+TEST_CASE("timm's --pretrained takes the tag named, or timm's default tag of the architecture", "[cli][timm]") {
+  TempDir dir("timm-tags");
+  write_two_class_images(dir / "data");
+  const auto hub = dir / "hub";
+  // Two released tags of each architecture: resnet101's default (a1h_in1k) sorts after a1_in1k.
+  std::map<std::string, std::string> files;
+  for (const char* repository : {"resnet50.a1_in1k", "resnet50.a2_in1k", "resnet101.a1_in1k", "resnet101.a1h_in1k"}) {
+    const auto snapshot = hub / (std::string("models--timm--") + repository) / "snapshots" / "f00d";
+    std::filesystem::create_directories(snapshot);
+    std::ofstream(snapshot / "model.safetensors") << repository;
+    files[repository] = (snapshot / "model.safetensors").string();
+  }
+  const auto pretrained = [&](const std::string& model) {
+    const CommandResult keys = run_command("HF_HUB_CACHE=" + hub.string() + " TORCH_HOME=" + dir.file("torch") + " " +
+                                           TRAINER_BINARY + " keys --model " + model + " --pretrained " +
+                                           dir.file("data"));
+    INFO(keys.output);
+    CHECK(keys.exit_code == 0);
+    return keys.output;
+  };
+  CHECK_THAT(pretrained("resnet50.a2_in1k"), Catch::Contains("\npretrained: " + files["resnet50.a2_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet50"), Catch::Contains("\npretrained: " + files["resnet50.a1_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet101"), Catch::Contains("\npretrained: " + files["resnet101.a1h_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet101.a1_in1k"), Catch::Contains("\npretrained: " + files["resnet101.a1_in1k"] + "\n"));
+  // Without the default tag cached, another tag is not taken for it: the error names the default's place.
+  std::filesystem::remove_all(hub / "models--timm--resnet50.a1_in1k");
+  const CommandResult missing = run_command("HF_HUB_CACHE=" + hub.string() + " TORCH_HOME=" + dir.file("torch") +
+                                            " " + TRAINER_BINARY + " keys --model resnet50 --pretrained " +
+                                            dir.file("data"));
+  INFO(missing.output);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("models--timm--resnet50.a1_in1k"));
+}
