@@ -11,6 +11,18 @@
 
 using namespace trainer::testing;
 
+namespace {
+
+// The output of `trainer ARGUMENTS`, which must exit with `exit_code`.
+std::string output_of(const std::string& arguments, int exit_code) {
+  const CommandResult result = run_trainer(arguments);
+  INFO(arguments << "\n" << result.output);
+  CHECK(result.exit_code == exit_code);
+  return result.output;
+}
+
+}  // namespace
+
 TEST_CASE("num_classes: the data's classes, padded with unused outputs, or an error when fewer",
           "[classify][timm]") {
   const std::vector<std::string> folders = {"cat", "dog"};
@@ -31,21 +43,15 @@ TEST_CASE("timm's --num-classes sizes the head through training, val and export"
   write_two_class_images(dir / "data");
   const std::string data = " --data-dir " + dir.file("data");
   // resnet18's fc at N outputs: 512 x N + N parameters over the 11176512 before it.
-  const CommandResult same = run_trainer("plan" + data + " --model resnet18 --num-classes 2");
-  INFO(same.output);
-  REQUIRE(same.exit_code == 0);
-  CHECK_THAT(same.output, Catch::Contains("\nnum_classes: 2\n") && Catch::Contains("parameters             11177538 "));
-  const CommandResult fewer = run_trainer("plan" + data + " --model resnet18 --num-classes 1");
-  INFO(fewer.output);
-  CHECK(fewer.exit_code == 2);
-  CHECK_THAT(fewer.output, Catch::Contains("num_classes=1") && Catch::Contains("the 2 classes of data="));
+  CHECK_THAT(output_of("plan" + data + " --model resnet18 --num-classes 2", 0),
+             Catch::Contains("\nnum_classes: 2\n") && Catch::Contains("parameters             11177538 "));
+  CHECK_THAT(output_of("plan" + data + " --model resnet18 --num-classes 1", 2),
+             Catch::Contains("num_classes=1") && Catch::Contains("the 2 classes of data="));
 
-  const CommandResult more =
-      run_trainer("train" + data + " --model resnet18 --num-classes 5 --epochs 1 -b 8 --img-size 16 -j 0 --output " +
-                  dir.file("runs") + " --experiment five");
-  INFO(more.output);
-  REQUIRE(more.exit_code == 0);
-  CHECK_THAT(more.output, Catch::Contains("the head has 5 outputs for the 2 classes"));
+  CHECK_THAT(output_of("train" + data + " --model resnet18 --num-classes 5 --epochs 1 -b 8 --img-size 16 -j 0 " +
+                           "--output " + dir.file("runs") + " --experiment five",
+                       0),
+             Catch::Contains("the head has 5 outputs for the 2 classes"));
   const auto weights = dir / "runs" / "five" / "weights";
   const trainer::Checkpoint last = trainer::load_checkpoint(weights / "last.pt");
   CHECK_THAT(last.recipe, Catch::Contains("\nnum_classes: 5\n"));
@@ -59,15 +65,8 @@ TEST_CASE("timm's --num-classes sizes the head through training, val and export"
   REQUIRE(last.card);
   CHECK(last.card->labels.size() == 5);
   // The saved head validates on the data it was trained on, as the checkpoint and as ONNX.
-  const CommandResult val = run_trainer("val --weights " + (weights / "best.pt").string());
-  INFO(val.output);
-  CHECK(val.exit_code == 0);
-  CHECK_THAT(val.output, Catch::Contains("top1"));
-  const CommandResult exported = run_trainer("export format=onnx model=" + (weights / "best.pt").string());
-  INFO(exported.output);
-  REQUIRE(exported.exit_code == 0);
-  const CommandResult val_onnx = run_trainer("val model=" + (weights / "best.onnx").string());
-  INFO(val_onnx.output);
-  CHECK(val_onnx.exit_code == 0);
-  CHECK_THAT(val_onnx.output, Catch::Contains("top1"));
+  CHECK_THAT(output_of("val --weights " + (weights / "best.pt").string(), 0), Catch::Contains("top1"));
+  output_of("export format=onnx model=" + (weights / "best.pt").string(), 0);
+  REQUIRE(std::filesystem::exists(weights / "best.onnx"));
+  CHECK_THAT(output_of("val model=" + (weights / "best.onnx").string(), 0), Catch::Contains("top1"));
 }
