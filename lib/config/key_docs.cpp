@@ -285,8 +285,7 @@ void write_timm_flags(std::ostringstream& out) {
     if (!match) continue;
     const ForeignSpelling& spelling = match->spelling;
     out << "| " << flag(name) << " | " << (match->key ? "`" + match->key->name + "`" : std::string("no counterpart"))
-        << " | " << (spelling.meaning == ForeignMeaning::same ? "accepted" : "refused")
-        << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
+        << " | " << outcome(spelling) << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
   }
   out << "\n## timm's flags that are our keys\n\n| timm | note |\n|---|---|\n";
   for (const std::string& name : tool_file_keys(ForeignTool::timm)) {
