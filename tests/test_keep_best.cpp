@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/best_checkpoints.h"
+#include "engine/loop_state.h"
 #include "run/results_csv.h"
 #include "test_helpers.h"
 
@@ -41,9 +42,30 @@ TEST_CASE("keep_best admits while there is room, then only what beats the worst"
   trainer::admit_checkpoint(ties, 2, {2, 0.5});
   CHECK_FALSE(trainer::admit_checkpoint(ties, 2, {3, 0.5}).save);
   CHECK(epochs_of(ties) == std::vector<int64_t>{2, 1});
+  // Resumed with keep_best=1: the worse of the two goes even when the new epoch is not kept.
+  const trainer::HistoryChange shrunk = trainer::admit_checkpoint(ties, 1, {3, 0.25});
+  CHECK_FALSE(shrunk.save);
+  CHECK(shrunk.removed == std::vector<int64_t>{1});
+  CHECK(epochs_of(ties) == std::vector<int64_t>{2});
   std::vector<trainer::KeptCheckpoint> none;
   CHECK_FALSE(trainer::admit_checkpoint(none, 0, {1, 1.0}).save);
   CHECK(none.empty());
+}
+
+TEST_CASE("keep_best's history travels in last.pt's progress, so a resumed run ranks on", "[engine][timm]") {
+  trainer::LoopState state;
+  state.kept = {{4, 0.875}, {2, 0.5}};
+  trainer::Checkpoint checkpoint;
+  checkpoint.epoch = 4;
+  checkpoint.progress = trainer::progress_tensors(state, 1);
+  const trainer::LoopState resumed = trainer::restore_loop_state(checkpoint, trainer::WorldLayout{});
+  REQUIRE(resumed.kept.size() == 2);
+  CHECK(epochs_of(resumed.kept) == std::vector<int64_t>{4, 2});
+  CHECK(resumed.kept[0].fitness == 0.875);
+  CHECK(resumed.kept[1].fitness == 0.5);
+  // A checkpoint written before keep_best has no history: nothing is kept yet.
+  checkpoint.progress.pop_back();
+  CHECK(trainer::restore_loop_state(checkpoint, trainer::WorldLayout{}).kept.empty());
 }
 
 TEST_CASE("keep_best keeps the best epochs' checkpoints of a run; off in Ultralytics' form, 10 in timm's",

@@ -18,7 +18,7 @@ struct HistoryChange {
 
 // Adds `candidate` to `kept` (best first) when there is room or it is strictly better than the worst,
 // which then goes, as timm's save_checkpoint does; among equal fitness the newer ranks first.
-// `limit` 0 keeps none.
+// `limit` 0 keeps none; kept beyond `limit` (a resumed run given a smaller one) are removed.
 HistoryChange admit_checkpoint(std::vector<KeptCheckpoint>& kept, int64_t limit, const KeptCheckpoint& candidate);
 
 }  // namespace trainer
