@@ -27,6 +27,8 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"batch", "12"},
     {"imgsz", "48"},
     {"save_period", "3"},
+    {"keep_best", "3"},
+    {"num_classes", "5"},
     {"cache", "ram"},
     {"device", "cpu"},
     {"workers", "3"},
@@ -126,6 +128,7 @@ const std::map<std::string, std::string> kOwnSpellings = {
     {"grad_accum_steps", "accumulate"},
     {"opt", "optimizer"},
     {"opt_eps", "eps"},
+    {"checkpoint_hist", "keep_best"},
     {"clip_grad", "grad_clip"},
     {"sched", "scheduler"},
     {"lr", "lr0"},
@@ -189,9 +192,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 60 Ultralytics keys (end2end and time among them) and 22 timm flags named as ours (drop_path among them),
-  // and the tools' own spellings.
-  CHECK(spellings.size() == 60 + 22 + kOwnSpellings.size());
+  // 60 Ultralytics keys (end2end and time among them) and 23 timm flags named as ours (drop_path
+  // and num_classes among them), and the tools' own spellings.
+  CHECK(spellings.size() == 60 + 23 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

@@ -197,3 +197,57 @@ TEST_CASE("timm's --mixup is MixUp's alpha, --sync-bn norm=syncbn, --input-size 
   CHECK(wide.exit_code == 2);
   CHECK_THAT(wide.output, Catch::Contains("input_size") && Catch::Contains("H = W"));
 }
+
+TEST_CASE("a timm command trains resnet50 unless --model says otherwise, RMSpropTF at timm's eps 1e-10",
+          "[cli][timm]") {
+  TempDir dir("timm-model-eps");
+  write_two_class_images(dir / "data");
+  const CommandResult timm = run_trainer("plan -b 32 --opt rmsproptf " + dir.file("data"));
+  INFO(timm.output);
+  REQUIRE(timm.exit_code == 0);
+  CHECK_THAT(timm.output, Catch::Contains("\nmodel: resnet50\n") && Catch::Contains("\noptimizer: rmsproptf\n") &&
+                              Catch::Contains("\neps: 1e-10\n"));
+  // --opt-eps is taken as given; other optimizers keep the table's eps, as timm's keep theirs.
+  CHECK_THAT(run_trainer("plan --opt rmsproptf --opt-eps .001 " + dir.file("data")).output,
+             Catch::Contains("\neps: 0.001\n"));
+  CHECK_THAT(run_trainer("plan --opt adamw " + dir.file("data")).output, Catch::Contains("\neps: 1e-08\n"));
+  // Ultralytics' form keeps resnet18 and eps 1e-8 for the same optimizer.
+  const CommandResult ultralytics = run_trainer("plan optimizer=rmsproptf data=" + dir.file("data"));
+  INFO(ultralytics.output);
+  REQUIRE(ultralytics.exit_code == 0);
+  CHECK_THAT(ultralytics.output, Catch::Contains("\nmodel: resnet18\n") && Catch::Contains("\neps: 1e-08\n"));
+}
+
+TEST_CASE("timm's --pretrained takes the tag named, or timm's default tag of the architecture", "[cli][timm]") {
+  TempDir dir("timm-tags");
+  write_two_class_images(dir / "data");
+  const auto hub = dir / "hub";
+  // Two released tags of each architecture: resnet101's default (a1h_in1k) sorts after a1_in1k.
+  std::map<std::string, std::string> files;
+  for (const char* repository : {"resnet50.a1_in1k", "resnet50.a2_in1k", "resnet101.a1_in1k", "resnet101.a1h_in1k"}) {
+    const auto snapshot = hub / (std::string("models--timm--") + repository) / "snapshots" / "f00d";
+    std::filesystem::create_directories(snapshot);
+    std::ofstream(snapshot / "model.safetensors") << repository;
+    files[repository] = (snapshot / "model.safetensors").string();
+  }
+  const auto pretrained = [&](const std::string& model) {
+    const CommandResult keys = run_command("HF_HUB_CACHE=" + hub.string() + " TORCH_HOME=" + dir.file("torch") + " " +
+                                           TRAINER_BINARY + " keys --model " + model + " --pretrained " +
+                                           dir.file("data"));
+    INFO(keys.output);
+    CHECK(keys.exit_code == 0);
+    return keys.output;
+  };
+  CHECK_THAT(pretrained("resnet50.a2_in1k"), Catch::Contains("\npretrained: " + files["resnet50.a2_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet50"), Catch::Contains("\npretrained: " + files["resnet50.a1_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet101"), Catch::Contains("\npretrained: " + files["resnet101.a1h_in1k"] + "\n"));
+  CHECK_THAT(pretrained("resnet101.a1_in1k"), Catch::Contains("\npretrained: " + files["resnet101.a1_in1k"] + "\n"));
+  // Without the default tag cached, another tag is not taken for it: the error names the default's place.
+  std::filesystem::remove_all(hub / "models--timm--resnet50.a1_in1k");
+  const CommandResult missing = run_command("HF_HUB_CACHE=" + hub.string() + " TORCH_HOME=" + dir.file("torch") +
+                                            " " + TRAINER_BINARY + " keys --model resnet50 --pretrained " +
+                                            dir.file("data"));
+  INFO(missing.output);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("models--timm--resnet50.a1_in1k"));
+}

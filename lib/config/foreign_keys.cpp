@@ -178,7 +178,6 @@ std::vector<ForeignSpelling> easyocr_keys() {
 // timm's train.py flags with no key here (those with one are spellings on its row).
 std::vector<ForeignSpelling> timm_keys() {
   return {
-      refused(kTimm, "num_classes", "the class count is the number of class folders in the data", {}),
       refused(kTimm, "aug_splits", "augmentation splits (AugMix's clean + augmented copies) are not offered", {}),
       refused(kTimm, "resplit", "augmentation splits are not offered, so there is no clean split to spare from erasing",
               {}),

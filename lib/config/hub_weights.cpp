@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <utility>
 
 namespace trainer {
 namespace {
@@ -57,21 +58,41 @@ std::optional<std::string> snapshot_weights(const fs::path& repository) {
   return std::nullopt;
 }
 
+// The tag timm's create_model(NAME, pretrained=True) loads: the first of the architecture's tags in
+// timm/models/resnet.py's default_cfgs.
+std::optional<std::string> timm_default_tag(const std::string& architecture) {
+  static const std::vector<std::pair<std::string, std::string>> tags = {
+      {"resnet18", "a1_in1k"},   {"resnet34", "a1_in1k"},   {"resnet50", "a1_in1k"},
+      {"resnet101", "a1h_in1k"}, {"resnet152", "a1h_in1k"},
+  };
+  for (const auto& [name, tag] : tags) {
+    if (name == architecture) return tag;
+  }
+  return std::nullopt;
+}
+
+// The cached repositories `model` may be read from, in the order they are tried.
+std::vector<fs::path> hub_repositories(const fs::path& hub, const std::string& model) {
+  const std::string repository = "models--timm--" + model;
+  if (model.find('.') != std::string::npos) return {hub / repository};
+  if (const std::optional<std::string> tag = timm_default_tag(model))
+    return {hub / (repository + "." + *tag), hub / repository};
+  return entries(hub, [&](const std::string& name) {
+    return name == repository || name.rfind(repository + ".", 0) == 0;
+  });
+}
+
 }  // namespace
 
 HubWeights find_hub_weights(const std::string& model) {
   HubWeights result;
   const bool tagged = model.find('.') != std::string::npos;
   const fs::path hub = hugging_face_cache();
-  const std::string repository = "models--timm--" + model;
-  result.looked.push_back(
-      (hub / (repository + (tagged ? "" : "[.TAG]")) / "snapshots" / "*" / "model.safetensors")
-          .string() +
-      " (or pytorch_model.bin)");
-  const auto is_model = [&](const std::string& name) {
-    return name == repository || (!tagged && name.rfind(repository + ".", 0) == 0);
-  };
-  for (const fs::path& folder : entries(hub, is_model)) {
+  const std::optional<std::string> tag = tagged ? std::nullopt : timm_default_tag(model);
+  const std::string repository = "models--timm--" + model + (tag ? "." + *tag : tagged ? "" : "[.TAG]");
+  result.looked.push_back((hub / repository / "snapshots" / "*" / "model.safetensors").string() +
+                          " (or pytorch_model.bin)");
+  for (const fs::path& folder : hub_repositories(hub, model)) {
     if ((result.file = snapshot_weights(folder))) return result;
   }
   const std::string stem = tagged ? model.substr(0, model.find('.')) : model;

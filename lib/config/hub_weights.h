@@ -17,6 +17,8 @@ struct HubWeights {
 };
 
 // `model` is timm's name, with or without its tag (resnet50, resnet50.a1_in1k); a bare name takes
+// timm's default tag of the architecture (its pretrained_cfg: the first tag timm's resnet.py lists,
+// resnet50.a1_in1k), or an untagged repository; an architecture without a known default tag takes
 // the first tag found in the cache in name order.
 HubWeights find_hub_weights(const std::string& model);
 

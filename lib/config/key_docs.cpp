@@ -234,7 +234,10 @@ Bare `--pretrained` reads timm's released weights of the model from the local Hu
 cache (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`:
 `models--timm--NAME.TAG/snapshots/*/model.safetensors` or `pytorch_model.bin`), else torchvision's
 `NAME-*.pth` in torch hub's `$TORCH_HOME/hub/checkpoints` (`~/.cache/torch/hub/checkpoints`);
-nothing is downloaded, and a missing file is an error naming those places.
+nothing is downloaded, and a missing file is an error naming those places. A tagged name
+(`--model resnet50.a1_in1k`) reads that tag's repository; an untagged one timm's default tag of
+the architecture (`a1_in1k` for resnet18/34/50, `a1h_in1k` for resnet101/152), as timm's
+`create_model(NAME, pretrained=True)` does.
 )";
 
 // docs/timm.md: the defaults of timm's dialect, as train.py's flags give them.
@@ -282,8 +285,7 @@ void write_timm_flags(std::ostringstream& out) {
     if (!match) continue;
     const ForeignSpelling& spelling = match->spelling;
     out << "| " << flag(name) << " | " << (match->key ? "`" + match->key->name + "`" : std::string("no counterpart"))
-        << " | " << (spelling.meaning == ForeignMeaning::same ? "accepted" : "refused")
-        << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
+        << " | " << outcome(spelling) << (spelling.note.empty() ? "" : ": " + markdown_cell(spelling.note)) << " |\n";
   }
   out << "\n## timm's flags that are our keys\n\n| timm | note |\n|---|---|\n";
   for (const std::string& name : tool_file_keys(ForeignTool::timm)) {

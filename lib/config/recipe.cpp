@@ -419,7 +419,9 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
       if (extension == ".yaml" || extension == ".yml") settings.run.task = TaskKind::detect;
       if (sets_easyocr_keys(settings, given)) settings.run.task = TaskKind::ocr;
     }
-    settings.run.model = default_model(catalog, settings.run.task);
+    // A timm command keeps train.py's --model default (dialect.h), which is a classifier.
+    if (dialect != Dialect::timm || settings.run.task != TaskKind::classify)
+      settings.run.model = default_model(catalog, settings.run.task);
     if (released) find_hub_weights_of(settings, given.at("pretrained"), catalog);
     return;
   }
@@ -544,7 +546,7 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   if (config_path) noting_problems(notes, [&] { read_file(*config_path, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  finish_dialect(dialect, settings, given.count("lr_scale") > 0);
+  finish_dialect(dialect, settings, names_of(given));
   check_whole(settings, given, catalog, notes, dialect);
   warn_keys_without_effect(settings, names_of(given));
   return settings;

@@ -590,6 +590,12 @@ std::vector<RecipeKey> build_table() {
               .tasks(kClassify | kDetect)
               .help("probability of a horizontal flip (training only)")
               .same_as(kTimm, "hflip");
+  classify << optional_int_key("num_classes", FIELD(classify.num_classes), 1, "auto")
+                  .tasks(kClassify)
+                  .help("outputs of the classifier's head: auto = the data's class count (its class folders); more "
+                        "is allowed (the extra outputs are named unused_<index> and no label is theirs, with a "
+                        "warning), fewer is an error")
+                  .same_name(kTimm, "None (the model's 1000) in timm; the data's class count here");
   classify << int_key("crop_pad", FIELD(classify.crop_pad), 0, 1024)
                   .tasks(kClassify)
                   .help("pad by this many pixels, then crop back at a random position (training only); 0 = off");
@@ -751,7 +757,8 @@ std::vector<RecipeKey> build_table() {
                          "Newton-Schulz orthogonalised update at 0.2 x lr, and YOLO26's class branches at 3 x lr); "
                          "rmsproptf = timm's RMSpropTF (TensorFlow's RMSprop: decay 0.9, eps inside the square root, "
                          "running mean square starting at 1, momentum buffer holding lr × the step, weight decay "
-                         "added to the gradient; timm's default eps is 1e-10, its recipes give --opt-eps 0.001); "
+                         "added to the gradient; timm's default eps is 1e-10, which a timm-form command without --opt-eps "
+                         "gets, its recipes give --opt-eps 0.001); "
                          "each as torch.optim, Ultralytics or timm computes it (docs/training.md). Ultralytics' Adamax, "
                          "NAdam, RAdam and RMSProp are refused with the nearest choice")
                    .same_as(kEasyOcr, "optim", "EasyOCR's optim: False (its default) is Adadelta, adam is Adam",
@@ -1138,9 +1145,14 @@ std::vector<RecipeKey> build_table() {
                     .help("reuse an existing run folder instead of numbering a new one");
   output << save_period_key()
                 .resumable()
-                .help("also keep `weights/epoch<N>.pt` every N epochs")
-                .differs(kTimm, "checkpoint_hist",
-                         "only last.pt and best.pt are kept; save_period=N adds epoch<N>.pt every N epochs");
+                .help("also keep `weights/epoch<N>.pt` every N epochs");
+  output << int_key("keep_best", FIELD(output.keep_best), 0)
+                .resumable()
+                .help("also keep the checkpoints of the N best validated epochs by fitness as "
+                      "`weights/checkpoint-<epoch>.pt` (epoch as results.csv counts it), a better one displacing "
+                      "the worst; best.pt and last.pt are kept either way; 0 = none")
+                .same_as(kTimm, "checkpoint_hist",
+                         "timm's checkpoint-<epoch>.pth.tar counts epochs from 0, these from 1 as results.csv");
   output << int_key("save_interval", FIELD(output.save_interval), 0)
                     .resumable()
                     .help("also rewrite `weights/last.pt` every N updates (a resumable point inside an epoch); 0 = "

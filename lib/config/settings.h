@@ -109,6 +109,7 @@ struct OutputSettings {
   std::string name = "train";
   bool exist_ok = false;
   int64_t save_period = -1;           // -1 = off
+  int64_t keep_best = 0;              // epoch checkpoints of the best validations kept; 0 = none
   int64_t save_interval = 0;          // 0 = off
   int64_t val_interval = 0;           // 0 = validate at epoch ends; else every N updates and at the end
   std::string resume;                 // "" | "true" (latest run of project/task/name) | last.pt path
@@ -120,6 +121,7 @@ struct OutputSettings {
 
 // Image classification (task=classify): timm's and torchvision's augmentation and mixing.
 struct ClassifySettings {
+  std::optional<int64_t> num_classes; // the head's outputs; nullopt = the data's class count
   int64_t crop_pad = 4;
   double erasing = 0.0;
   ErasingMode erasing_mode = ErasingMode::constant;

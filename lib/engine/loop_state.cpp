@@ -11,6 +11,22 @@ namespace {
 
 torch::Tensor scalar(double value) { return torch::scalar_tensor(value, torch::kDouble); }
 
+// keep_best's history as two rows: epochs and fitness, best first.
+torch::Tensor kept_tensor(const std::vector<KeptCheckpoint>& kept) {
+  std::vector<double> values;
+  for (const KeptCheckpoint& checkpoint : kept) values.push_back(static_cast<double>(checkpoint.epoch));
+  for (const KeptCheckpoint& checkpoint : kept) values.push_back(checkpoint.fitness);
+  return torch::tensor(values, torch::kDouble).reshape({2, static_cast<int64_t>(kept.size())});
+}
+
+std::vector<KeptCheckpoint> kept_of_tensor(const torch::Tensor& tensor) {
+  const torch::Tensor rows = tensor.to(torch::kDouble).contiguous();
+  std::vector<KeptCheckpoint> kept;
+  for (int64_t i = 0; i < rows.size(1); ++i)
+    kept.push_back({static_cast<int64_t>(rows[0][i].item<double>()), rows[1][i].item<double>()});
+  return kept;
+}
+
 }  // namespace
 
 void EpochTotals::add(const StepStats& stats) {
@@ -51,7 +67,8 @@ NamedTensors progress_tensors(const LoopState& state, int64_t world_size) {
           {"epoch_updates", scalar(static_cast<double>(t.updates))},
           {"epoch_skipped", scalar(static_cast<double>(t.skipped))},
           {"epoch_grad_norm_sum", scalar(t.grad_norm_sum)},
-          {"epoch_loss_sums", torch::tensor(t.loss_sums, torch::kDouble)}};
+          {"epoch_loss_sums", torch::tensor(t.loss_sums, torch::kDouble)},
+          {"kept_checkpoints", kept_tensor(state.kept)}};
 }
 
 LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& world) {
@@ -87,6 +104,9 @@ LoopState restore_loop_state(const Checkpoint& checkpoint, const WorldLayout& wo
   state.totals.grad_norm_sum = value("epoch_grad_norm_sum").item<double>();
   const torch::Tensor sums = value("epoch_loss_sums").to(torch::kDouble).contiguous();
   state.totals.loss_sums.assign(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel());
+  // Checkpoints from before keep_best kept none.
+  if (const auto kept = progress.find("kept_checkpoints"); kept != progress.end())
+    state.kept = kept_of_tensor(kept->second);
   return state;
 }
 

@@ -8,6 +8,7 @@
 #include <torch/nn/module.h>
 
 #include "dist/collective.h"
+#include "engine/best_checkpoints.h"
 #include "engine/step_executor.h"
 #include "io/checkpoint.h"
 
@@ -37,6 +38,7 @@ struct LoopState {
   int64_t best_updates = 0;
   int64_t stale_epochs = 0;  // validations since the best one (patience): epochs, or val_interval's intervals
   EpochTotals totals;        // since the previous results row
+  std::vector<KeptCheckpoint> kept;  // keep_best's epoch checkpoints, best first
 
   // The next epoch starts from its beginning.
   void start_next_epoch();

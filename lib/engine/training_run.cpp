@@ -1,9 +1,12 @@
 #include "engine/training_run.h"
 
+#include <filesystem>
+
 #include <spdlog/spdlog.h>
 
 #include "config/recipe.h"
 #include "dist/module_sync.h"
+#include "engine/best_checkpoints.h"
 #include "engine/deployable.h"
 #include "engine/generator_state.h"
 #include "engine/time_budget.h"
@@ -391,6 +394,10 @@ void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const Epoc
     for (auto* observer : hooks_.observers) observer->on_epoch_end(*record);
     summary_.last_metrics = record->metrics;
   }
+  // keep_best ranks the validated epoch ends; the history is part of the state last.pt carries.
+  HistoryChange history;
+  if (micro_batch == 0 && record != nullptr && !record->metrics.empty())
+    history = admit_checkpoint(state_.kept, settings_.output.keep_best, {record->epoch, record->fitness});
   if (folder_.writes()) {
     // last.pt last: a run killed before it resumes from the previous one and writes the others again.
     const Checkpoint saved = checkpoint(epoch, micro_batch, false);
@@ -398,6 +405,9 @@ void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const Epoc
     // save_period keeps epoch ends only (micro-batch 0 of the next epoch).
     const int64_t period = settings_.output.save_period;
     if (micro_batch == 0 && period > 0 && epoch % period == 0) save_checkpoint(folder_.epoch(epoch), saved);
+    if (history.save) save_checkpoint(folder_.kept(record->epoch), saved);
+    std::error_code ignored;  // a run resumed after a crash may find a displaced file gone already
+    for (const int64_t displaced : history.removed) std::filesystem::remove(folder_.kept(displaced), ignored);
     save_checkpoint(folder_.last(), saved);
     summary_.last_weights = folder_.last();
   }

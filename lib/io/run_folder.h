@@ -18,6 +18,10 @@ struct RunFolder {
   std::filesystem::path last() const { return in("weights/last.pt"); }  // resumable, every epoch
   std::filesystem::path best() const { return in("weights/best.pt"); }
   std::filesystem::path epoch(int64_t epoch) const { return in("weights/epoch" + std::to_string(epoch) + ".pt"); }
+  // keep_best's (timm's --checkpoint-hist) checkpoint of an epoch.
+  std::filesystem::path kept(int64_t epoch) const {
+    return in("weights/checkpoint-" + std::to_string(epoch) + ".pt");
+  }
   std::filesystem::path args() const { return in("args.yaml"); }
   std::filesystem::path results_csv() const { return in("results.csv"); }
   std::filesystem::path results_png() const { return in("results.png"); }

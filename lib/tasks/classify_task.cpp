@@ -14,6 +14,7 @@
 #include "data/sampler.h"
 #include "families/model_family.h"
 #include "plot/batch_plot.h"
+#include "tasks/head_classes.h"
 #include "tasks/same_classes.h"
 #include "util/error.h"
 
@@ -41,7 +42,8 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
     normalization_ = card->normalization;
     imgsz_ = shared.data.imgsz.value_or(card->height);
     if (val_) {
-      require_same_classes(shared.run.data, val_->class_names(), class_names_);
+      require_same_classes(shared.run.data, with_unused_classes(val_->class_names(), class_names_.size()),
+                           class_names_);
       if (val_->channels() != channels_) {
         throw UserError(fmt::format("data={} holds {}-channel images, the model takes {}", shared.run.data,
                                     val_->channels(), channels_));
@@ -57,7 +59,7 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
 }
 
 void ClassifyTask::take_data_facts() {
-  class_names_ = val_->class_names();
+  class_names_ = head_class_names(shared_.run.data, val_->class_names(), classify_.num_classes);
   channels_ = val_->channels();
   normalization_ = val_->normalization();
   imgsz_ = shared_.data.imgsz.value_or(val_->native_size());
