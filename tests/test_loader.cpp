@@ -126,9 +126,14 @@ TEST_CASE("start_epoch mid-epoch cancels the old epoch cleanly", "[data]") {
   REQUIRE(loader.next());
 }
 
-TEST_CASE("Loader::pinning hands out batches in pinned memory that copy to the device intact", "[data][.gpu]") {
+TEST_CASE("Loader::for_device leaves CPU batches as they are", "[data]") {
+  const Loader::Collate collate = Loader::for_device(encode, torch::Device(torch::kCPU));
+  CHECK(collate.target<Batch (*)(const std::vector<size_t>&, int64_t)>() != nullptr);  // encode itself
+}
+
+TEST_CASE("Loader::for_device hands out CUDA batches in pinned memory that copy intact", "[data][.gpu]") {
   testing::require_cuda_device();
-  Loader loader(Loader::pinning(encode), 2, 2);
+  Loader loader(Loader::for_device(encode, torch::Device(torch::kCUDA)), 2, 2);
   loader.start_epoch({{0, 1, 2}, {3, 4}}, 0);
   while (auto batch = loader.next()) {
     CHECK(batch->input.is_pinned());

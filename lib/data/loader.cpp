@@ -2,7 +2,8 @@
 
 namespace trainer {
 
-Loader::Collate Loader::pinning(Collate collate) {
+Loader::Collate Loader::for_device(Collate collate, const torch::Device& device) {
+  if (!device.is_cuda()) return collate;
   return [collate = std::move(collate)](const std::vector<size_t>& indices, int64_t epoch) {
     Batch batch = collate(indices, epoch);
     batch.pin();

@@ -23,9 +23,10 @@ class Loader {
  public:
   using Collate = std::function<Batch(const std::vector<size_t>& indices, int64_t epoch)>;
 
-  // `collate` with each batch moved into pinned memory by the worker that made it (Batch::pin), for
-  // a loop on a CUDA device: PyTorch's DataLoader(pin_memory=True) pins on a thread of its own.
-  static Collate pinning(Collate collate);
+  // For a loop on a CUDA device, `collate` with each batch moved into pinned memory by the worker
+  // that made it (Batch::pin; PyTorch's DataLoader(pin_memory=True) pins on a thread of its own);
+  // on any other device `collate` itself.
+  static Collate for_device(Collate collate, const torch::Device& device);
 
   // workers = 0 runs collate inside next() on the calling thread. prefetch >= 1 bounds how many
   // batches are decoded or waiting ahead of the consumer, which bounds memory.

@@ -382,9 +382,9 @@ void TrainingRun::fit_epochs_to_budget(int64_t finished) {
 }
 
 std::unique_ptr<Loader> TrainingRun::training_loader() const {
-  Loader::Collate collate = task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed));
-  if (plan_.device.is_cuda()) collate = Loader::pinning(std::move(collate));
-  return std::make_unique<Loader>(std::move(collate), settings_.data.workers, settings_.data.prefetch);
+  return std::make_unique<Loader>(
+      Loader::for_device(task_.training().train_collate(static_cast<uint64_t>(settings_.run.seed)), plan_.device),
+      settings_.data.workers, settings_.data.prefetch);
 }
 
 void TrainingRun::save_and_report(int64_t epoch, int64_t micro_batch, const EpochRecord* record) {

@@ -15,7 +15,8 @@ ClassifyValidator::ClassifyValidator(ClassifyTask& task)
 void ClassifyValidator::validate_shard(const torch::Device& device, const Shard& shard) {
   const int64_t batch_size = validation_batch(task_.shared_.schedule);
   Loader loader(
-      make_classify_collate(*task_.val_, task_.evaluation_augment(), task_.normalization_, 0),
+      Loader::for_device(make_classify_collate(*task_.val_, task_.evaluation_augment(), task_.normalization_, 0),
+                         device),
       task_.shared_.data.workers, task_.shared_.data.prefetch);
   std::vector<size_t> order(task_.val_->size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -48,7 +48,7 @@ void DetectValidator::validate_shard(const torch::Device& device, const Shard& s
   std::iota(order.begin(), order.end(), size_t{0});
   const auto batches = shard_batches(make_batches(order, batch_size, false), shard);
   const DetectAugment evaluation = task_.augment(false);
-  Loader loader(make_detect_collate(*task_.val_, evaluation, 0, {}, task_.val_memo_.get()),
+  Loader loader(Loader::for_device(make_detect_collate(*task_.val_, evaluation, 0, {}, task_.val_memo_.get()), device),
                 task_.shared_.data.workers, task_.shared_.data.prefetch);
   loader.start_epoch(batches, 0);
 

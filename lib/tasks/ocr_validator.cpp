@@ -31,7 +31,7 @@ void OcrValidator::validate_shard(const torch::Device& device, const Shard& shar
   std::iota(all.begin(), all.end(), size_t{0});
   const auto batches =
       shard_batches(bucket_batches_in_order(all, task_.val_buckets_, batch_size), shard);
-  Loader loader(make_text_line_collate(*task_.val_, *task_.charset_, task_.shape_),
+  Loader loader(Loader::for_device(make_text_line_collate(*task_.val_, *task_.charset_, task_.shape_), device),
                 task_.shared_.data.workers, task_.shared_.data.prefetch);
   loader.start_epoch(batches, 0);
 
