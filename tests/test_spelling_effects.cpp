@@ -48,6 +48,7 @@ const std::map<std::string, std::string> kValueUnlikeDefault = {
     {"dropout", "0.25"},
     {"drop_path", "0.125"},
     {"val", "false"},
+    {"val_interval", "40"},
     {"conf", "0.125"},
     {"iou", "0.5"},
     {"max_det", "50"},
@@ -192,9 +193,9 @@ TEST_CASE("every Ultralytics and timm spelling taken as one of our keys sets tha
   const trainer::testing::CapturedLog
       log;  // each override's info line, kept out of the test's output
   const std::vector<TakenSpelling> spellings = spellings_taken_as_ours();
-  // 60 Ultralytics keys (end2end and time among them) and 23 timm flags named as ours (drop_path
-  // and num_classes among them), and the tools' own spellings.
-  CHECK(spellings.size() == 60 + 23 + kOwnSpellings.size());
+  // 60 Ultralytics keys (end2end and time among them) and 25 timm flags named as ours (drop_path,
+  // num_classes, device and val_interval among them), and the tools' own spellings.
+  CHECK(spellings.size() == 60 + 25 + kOwnSpellings.size());
   const std::string defaults = "\n" + to_yaml(load_settings(std::nullopt, {}));
   for (const TakenSpelling& taken : spellings) {
     INFO(tool_name(taken.tool) << "'s " << taken.spelling << " (the key table: our " << taken.key

@@ -51,11 +51,13 @@ const RecipeKey* key_of_flag(const std::string& name) {
   return timm && timm->spelling.meaning == ForeignMeaning::same ? timm->key : nullptr;
 }
 
-// timm's flags of nargs='+' or 3 that have no list key here: their values are read all the same,
+// timm's flags of nargs='+', '*' or 3 that have no list key here: their values are read all the same,
 // so that the error names the flag with what it was given.
 bool takes_several(const std::string& name, const RecipeKey* key) {
   static const std::vector<std::string> several = {
-      "input_size", "lr_noise", "scale", "ratio", "mean", "std", "opt_betas", "cutmix_minmax"};
+      "input_size", "lr_noise", "scale", "ratio", "mean", "std", "opt_betas", "cutmix_minmax", "model_kwargs",
+      "opt_kwargs", "device_modules", "train_crop_mode", "wandb_tags", "train_img_sizes", "train_batch_sizes",
+      "train_size_probs", "naflex_train_seq_lens", "naflex_patch_sizes", "naflex_patch_size_probs"};
   return (key && key->is_list) || std::find(several.begin(), several.end(), name) != several.end();
 }
 

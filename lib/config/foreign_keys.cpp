@@ -175,28 +175,216 @@ std::vector<ForeignSpelling> easyocr_keys() {
   };
 }
 
-// timm's train.py flags with no key here (those with one are spellings on its row).
-std::vector<ForeignSpelling> timm_keys() {
+// timm's train.py flags with no key here (those with one are spellings on its row), by its
+// argparse groups. A flag read only with another one that is refused (--lr-noise-pct with
+// --lr-noise) is ignored at any value, as train.py ignores it without that flag.
+std::vector<ForeignSpelling> timm_data_and_model_keys() {
+  const std::string image_folder =
+      "the data is an ImageFolder folder (--data-dir DIR or data=DIR); timm's torch/, hfds/, tfds/ and wds/ datasets "
+      "are not read";
+  const std::string execution = "compile= picks how the model runs (docs/recipe-keys.md); TorchScript and "
+                                "torch.compile are not offered to training";
+  const std::string head_init = "the classifier head keeps its initialisation (a pretrained head its weights)";
+  const std::string normalised = "inputs are normalised with ImageNet's mean and std (0.5 and 0.5 for grey data), "
+                                 "timm's default for the ResNets; others are not offered";
   return {
+      refused(kTimm, "config",
+              "trainer train --config FILE (or -c FILE) reads a recipe file, timm's flag names and all; in a file "
+              "(timm's args.yaml) it names the file that run was read from",
+              {"*"}),
+      refused(kTimm, "dataset", image_folder, {""}),
+      refused(kTimm, "train_num_samples", "the training images are the train/ folder's, all of them", {""}),
+      refused(kTimm, "val_num_samples", "the validation images are the validation/ folder's, all of them", {""}),
+      refused(kTimm, "dataset_download", "nothing is downloaded: " + image_folder, {"false"}),
+      refused(kTimm, "class_map",
+              "the classes are the train/ folder's subfolders in sorted order, as timm's ImageFolder without a map",
+              {""}),
+      refused(kTimm, "input_img_mode", "images are decoded to the data's channels; PIL image modes are not offered",
+              {""}),
+      refused(kTimm, "input_key", "dataset record keys do not apply: " + image_folder, {""}),
+      refused(kTimm, "target_key", "dataset record keys do not apply: " + image_folder, {""}),
+      read_only_by(kTimm, "dataset_trust_remote_code", "--dataset hfds/…", image_folder),
+      refused(kTimm, "pretrained_path", "the weights to start from are --initial-checkpoint PATH (pretrained=PATH)",
+              {""}),
+      refused(kTimm, "no_resume_opt",
+              "resume restores the optimizer with the weights; --initial-checkpoint PATH starts afresh from weights",
+              {"false"}),
+      refused(kTimm, "gp", "the ResNets pool by averaging, timm's default for them; other pools are not offered",
+              {"", "avg"}),
+      refused(kTimm, "in_chans", "the input channels come from the data (1 for grey images, else 3)", {""}),
+      refused(kTimm, "mean", normalised, {"", "0.485,0.456,0.406"}),
+      refused(kTimm, "std", normalised, {"", "0.229,0.224,0.225"}),
+      refused(kTimm, "interpolation",
+              "images are resized by pixel-area averaging (bilinear when enlarging); timm's named interpolations are "
+              "not offered",
+              {""}),
+      refused(kTimm, "fuser", execution, {""}),
+      refused(kTimm, "grad_checkpointing", "gradient checkpointing is not offered", {"false"}),
+      refused(kTimm, "fast_norm", "timm's fast normalisation layers are not offered", {"false"}),
+      refused(kTimm, "model_kwargs", "model arguments beyond --drop and --drop-path are not offered", {""}),
+      refused(kTimm, "head_init_scale", head_init, {""}),
+      refused(kTimm, "head_init_bias", head_init, {""}),
+      read_only_by(kTimm, "torchcompile_mode", "--torchcompile", execution),
+      refused(kTimm, "torchscript", execution, {"false"}),
+      refused(kTimm, "torchcompile", execution, {""}),
+      refused(kTimm, "model_dtype",
+              "the parameters stay float32; mixed precision is --amp (amp=fp16 or amp=bf16)", {"", "float32"}),
+      refused(kTimm, "no_ddp_bb", "switching off DDP's buffer broadcast is not offered", {"false"}),
+      refused(kTimm, "synchronize_step", "a device synchronise after each step changes timings only; the run is the same",
+              {"*"}),
+      refused(kTimm, "local_rank",
+              "torch.distributed.launch's rank argument: trainer train --nproc N starts and numbers its processes",
+              {"*"}),
+      refused(kTimm, "device_modules", "the devices are the CPU and CUDA GPUs; no device module is loaded", {""}),
+  };
+}
+
+std::vector<ForeignSpelling> timm_optimizer_and_schedule_keys() {
+  const std::string one_cycle = "the schedule runs once; timm's warm restarts (cycles) are not offered";
+  const std::string layer_decay = "layer-wise learning-rate decay is not offered";
+  return {
+      refused(kTimm, "opt_betas",
+              "Adam's and AdamW's β1 is --momentum here (as Ultralytics has it) and β2 0.999; --opt-betas is not "
+              "offered",
+              {""}),
+      refused(kTimm, "clip_mode",
+              "--clip-grad (grad_clip) clips the total L2 norm, timm's norm mode; value and agc clipping are not "
+              "offered",
+              {"norm"}),
+      refused(kTimm, "layer_decay", layer_decay + ": every layer gets the schedule's rate", {""}),
+      read_only_by(kTimm, "layer_decay_min_scale", "--layer-decay", layer_decay),
+      read_only_by(kTimm, "layer_decay_no_opt_scale", "--layer-decay", layer_decay),
+      refused(kTimm, "opt_kwargs",
+              "the optimizer's arguments are keys here (--momentum, --opt-eps, --weight-decay); others are not "
+              "offered",
+              {""}),
+      read_only_by(kTimm, "lr_noise_pct", "--lr-noise", "learning-rate noise is not offered"),
+      read_only_by(kTimm, "lr_noise_std", "--lr-noise", "learning-rate noise is not offered"),
+      refused(kTimm, "lr_cycle_mul", one_cycle, {"1"}),
+      read_only_by(kTimm, "lr_cycle_decay", "--lr-cycle-limit above 1", one_cycle),
+      refused(kTimm, "lr_cycle_limit", one_cycle, {"1"}),
+      refused(kTimm, "lr_k_decay", "cosine decays as timm's does at k = 1; k-decay is not offered", {"1"}),
+      refused(kTimm, "epoch_repeats", "an epoch is one pass over the training images; repeats are not offered",
+              {"0"}),
+      refused(kTimm, "warmup_prefix",
+              "the schedule counts its epochs from the first, warmup included, as timm's default does", {"false"}),
+      refused(kTimm, "start_epoch", "a run starts at its first epoch, or where resume= left it", {""}),
+      read_only_by(kTimm, "patience_epochs", "--sched plateau", "the plateau schedule is not offered"),
+  };
+}
+
+std::vector<ForeignSpelling> timm_augmentation_keys() {
+  const std::string bce = "classification trains with cross-entropy (with --smoothing); the BCE loss is not offered";
+  const std::string ratio =
+      "random crops draw their aspect log-uniformly from 3/4 to 4/3, timm's default; other ratios are not offered";
+  return {
+      refused(kTimm, "no_aug",
+              "augmentations are switched off one by one (--scale 0, --hflip 0, --color-jitter 0 …); there is no "
+              "single switch",
+              {"false"}),
+      refused(kTimm, "train_crop_mode", "training crops are random resized crops (timm's rrc); others are not offered",
+              {"", "rrc"}),
+      refused(kTimm, "ratio", ratio, {"0.75,1.3333333333333333", "0.75,1.3333", "0.75,1.333", "0.75,1.33"}),
+      refused(kTimm, "color_jitter_prob", "colour jitter has no probability of its own here", {""}),
+      refused(kTimm, "grayscale_prob", "random greyscale is not offered", {"", "0"}),
+      refused(kTimm, "gaussian_blur_prob", "random Gaussian blur is not offered", {"", "0"}),
+      refused(kTimm, "aug_repeats", "repeated augmentation (each image several times an epoch) is not offered", {"0"}),
       refused(kTimm, "aug_splits", "augmentation splits (AugMix's clean + augmented copies) are not offered", {}),
       refused(kTimm, "resplit", "augmentation splits are not offered, so there is no clean split to spare from erasing",
               {}),
       refused(kTimm, "jsd_loss", "the Jensen-Shannon divergence loss needs augmentation splits, which are not offered",
               {}),
       refused(kTimm, "jsd", "timm's --jsd is --jsd-loss: the Jensen-Shannon divergence loss is not offered", {}),
-      refused(kTimm, "warmup_prefix",
-              "the schedule counts its epochs from the first, warmup included, as timm's default does", {"false"}),
+      refused(kTimm, "bce_loss", bce, {"false"}),
+      read_only_by(kTimm, "bce_sum", "--bce-loss", bce),
+      read_only_by(kTimm, "bce_target_thresh", "--bce-loss", bce),
+      read_only_by(kTimm, "bce_pos_weight", "--bce-loss", bce),
+      refused(kTimm, "cutmix_minmax",
+              "CutMix's box comes from its Beta(α, α) draw (--cutmix); min/max box ratios are not offered", {""}),
       refused(kTimm, "mixup_mode",
               "one Beta draw per batch, each sample mixed with its mirror in the batch (timm's batch mode); pair and "
               "elem are not offered",
               {"batch"}),
       refused(kTimm, "mixup_off_epoch", "MixUp and CutMix stay on for the whole run", {"0"}),
+      refused(kTimm, "train_interpolation",
+              "training images are resized by pixel-area averaging (bilinear when enlarging); timm's random, "
+              "bilinear and bicubic are not offered",
+              {""}),
+      refused(kTimm, "drop_connect", "current train.py reads --drop-connect nowhere (deprecated for --drop-path)",
+              {"*"}),
+      refused(kTimm, "drop_block", "DropBlock is not offered; --drop-path is", {"", "0"}),
+      refused(kTimm, "bn_momentum", "each model's BatchNorm keeps its own momentum", {""}),
+      refused(kTimm, "bn_eps", "each model's BatchNorm keeps its own eps", {""}),
+  };
+}
+
+std::vector<ForeignSpelling> timm_run_keys() {
+  const std::string wandb = "Weights & Biases is not used: results.csv holds every epoch's metrics";
+  return {
+      refused(kTimm, "model_ema_force_cpu", "the EMA weights live on the training device", {"false"}),
+      refused(kTimm, "model_ema_warmup",
+              "the EMA decay always ramps up over ema_tau updates; timm's warmup formula is not offered",
+              {"", "false"}),
+      refused(kTimm, "worker_seeding",
+              "the loader's augmentations draw from its own streams, seeded by --seed; timm's seeding modes (of "
+              "Python's and NumPy's generators) do not apply",
+              {"*"}),
+      refused(kTimm, "log_interval", "progress is printed as training goes; there is no logging interval", {"*"}),
+      refused(kTimm, "recovery_interval",
+              "recovery checkpoints are not offered; val_interval=N (updates) writes a resumable last.pt every N",
+              {"0"}),
+      refused(kTimm, "save_images", "the first batch's images are not saved", {"false"}),
       refused(kTimm, "apex_amp", "NVIDIA Apex is not used: --amp (amp=true) is PyTorch's own mixed precision",
               {"false"}),
-      refused(kTimm, "log_interval", "progress is printed as training goes; there is no logging interval", {"*"}),
       refused(kTimm, "pin_mem", "batches reach the device as the loader hands them over; there is no pinning switch",
               {"*"}),
+      refused(kTimm, "no_prefetcher", "timm's CUDA prefetcher changes speed only; the batches are the same", {"*"}),
+      refused(kTimm, "eval_metric", "best.pt is chosen by validation top-1, timm's default; other metrics are not offered",
+              {"top1"}),
+      refused(kTimm, "tta", "test-time augmentation is not offered", {"0"}),
+      refused(kTimm, "use_multi_epochs_loader", "a loader kept across epochs changes speed only; the batches are the same",
+              {"*"}),
+      refused(kTimm, "log_wandb", wandb, {"false"}),
+      read_only_by(kTimm, "wandb_project", "--log-wandb", wandb),
+      read_only_by(kTimm, "wandb_tags", "--log-wandb", wandb),
+      read_only_by(kTimm, "wandb_resume_id", "--log-wandb", wandb),
   };
+}
+
+// train.py's variable-size training, NaFlex loading and knowledge distillation.
+std::vector<ForeignSpelling> timm_variable_input_keys() {
+  const std::string sizes = "variable-size training is not offered: inputs keep --img-size, batches --batch-size";
+  const std::string naflex = "NaFlex loading (native-aspect patches for ViTs) is not offered; the models are CNNs";
+  const std::string distill = "knowledge distillation from a teacher model is not offered";
+  const std::string epoch = "an epoch is one pass over the training images; a fixed number of batches is not offered";
+  std::vector<ForeignSpelling> keys = {
+      refused(kTimm, "train_img_sizes", sizes, {""}),
+      refused(kTimm, "train_batch_sizes", sizes, {""}),
+      refused(kTimm, "train_size_probs", sizes, {""}),
+      refused(kTimm, "train_batches_per_epoch", epoch, {""}),
+      refused(kTimm, "train_steps_per_epoch", epoch, {""}),
+      refused(kTimm, "naflex_loader", naflex, {"false"}),
+      refused(kTimm, "kd_model_name", distill, {""}),
+  };
+  for (const char* name : {"train_size_schedule", "train_size_schedule_spread", "train_size_random_mix",
+                           "variable_batch_loss_scale"})
+    keys.push_back(read_only_by(kTimm, name, "--train-img-sizes", sizes));
+  for (const char* name : {"naflex_train_seq_lens", "naflex_max_seq_len", "naflex_patch_sizes",
+                           "naflex_patch_size_probs", "naflex_loss_scale", "naflex_patchify_channels_first"})
+    keys.push_back(read_only_by(kTimm, name, "--naflex-loader", naflex));
+  for (const char* name : {"kd_distill_type", "kd_loss_type", "distill_loss_weight", "task_loss_weight",
+                           "kd_temperature", "kd_student_feature_dim", "kd_teacher_feature_dim", "kd_token_distill_type"})
+    keys.push_back(read_only_by(kTimm, name, "--kd-model-name", distill));
+  return keys;
+}
+
+std::vector<ForeignSpelling> timm_keys() {
+  std::vector<ForeignSpelling> keys;
+  for (auto group : {timm_data_and_model_keys, timm_optimizer_and_schedule_keys, timm_augmentation_keys,
+                     timm_run_keys, timm_variable_input_keys}) {
+    for (auto& spelling : group()) keys.push_back(std::move(spelling));
+  }
+  return keys;
 }
 
 }  // namespace

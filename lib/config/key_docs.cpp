@@ -294,8 +294,9 @@ void write_timm_flags(std::ostringstream& out) {
     out << "| " << flag(name) << " | " << (alike->note.empty() ? "the same meaning" : markdown_cell(alike->note))
         << " |\n";
   }
-  out << "\nAny other flag of timm's is an unknown key here, with a did-you-mean where one of our keys is a "
-         "likely typo.\n";
+  out << "\nThe tables hold every flag of train.py as of timm 1.0.29 (and the older --native-amp, --apex-amp "
+         "and --jsd); any other is an unknown key here, with a did-you-mean where one of our keys is a likely "
+         "typo.\n";
 }
 
 }  // namespace

@@ -705,7 +705,8 @@ std::vector<RecipeKey> build_table() {
       "with several ranks on a machine, auto and cuda mean cuda:LOCAL_RANK. A list, `device=0,1` or "
       "`device=[0,1,2,3]`, trains data-parallel as `yolo` does: one rank per listed GPU (nproc is "
       "their count), each -1 an idle GPU (least busy, at least 20 % of its memory free, by "
-      "nvidia-smi)");
+      "nvidia-smi)")
+      .same_name(kTimm, "timm's default is cuda, ours auto");
   run << int_key("threads", FIELD(run.threads), 0, 1024)
              .resumable()
              .help("intra-op CPU threads; 0 = all cores, shared evenly among the ranks of a machine (LibTorch would "
@@ -1183,7 +1184,10 @@ std::vector<RecipeKey> build_table() {
                     "epoch) and best.pt when better, and counting patience; 0 = at every epoch end")
                 .same_as(kEasyOcr, "valInterval",
                          "EasyOCR validates after its iteration i when i % valInterval == 0 (i > 0), one update "
-                         "later than here, and not at the end");
+                         "later than here, and not at the end")
+                .same_name(kTimm,
+                           "differs: timm's counts epochs (default 1, every epoch), ours updates (0 = every epoch "
+                           "end), so timm's --val-interval 1 validates after every update here: leave it out");
   output << bool_key("plots", FIELD(output.plots))
                     .resumable()
                     .help("draw `train_batch0.jpg` … `train_batch2.jpg` (the first batches with their labels) and "
