@@ -251,3 +251,17 @@ TEST_CASE("timm's --pretrained takes the tag named, or timm's default tag of the
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.output, Catch::Contains("models--timm--resnet50.a1_in1k"));
 }
+
+TEST_CASE("timm's --val-interval counts epochs: 1 is every epoch end, other values are refused", "[timm]") {
+  const CapturedLog log;
+  const auto load = [](const std::string& flags) {
+    const CommandOverrides read = read_command_arguments(words(flags));
+    REQUIRE(read.dialect == Dialect::timm);
+    return load_settings(std::nullopt, read.overrides, read.dialect);
+  };
+  CHECK(load("--model resnet18 --val-interval 1").output.val_interval == 0);
+  CHECK_THROWS_WITH(load("--model resnet18 --val-interval 3"),
+                    Catch::Contains("--val-interval 3") && Catch::Contains("counts epochs"));
+  // In key=value form it counts updates, as before.
+  CHECK(load_settings(std::nullopt, {"val_interval=3"}).output.val_interval == 3);
+}

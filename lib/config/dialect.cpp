@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/recipe_keys.h"
+#include "util/error.h"
 #include "util/text.h"
 
 namespace trainer {
@@ -58,6 +59,15 @@ Settings dialect_defaults(Dialect dialect) {
 void finish_dialect(Dialect dialect, Settings& settings, const std::vector<std::string>& given) {
   if (dialect != Dialect::timm) return;
   const auto was_given = [&](const char* name) { return std::find(given.begin(), given.end(), name) != given.end(); };
+  // timm's --val-interval counts epochs: its 1 (every epoch) is our 0; we validate no less often.
+  if (was_given("val_interval")) {
+    if (settings.output.val_interval != 1) {
+      throw UserError("--val-interval " + std::to_string(settings.output.val_interval) +
+                      ": timm's counts epochs; a timm-form command validates after every epoch (1), the only "
+                      "value offered here (in key=value form val_interval=N counts updates)");
+    }
+    settings.output.val_interval = 0;
+  }
   // timm's create_optimizer_v2 passes eps only when --opt-eps is set: RMSpropTF keeps its 1e-10.
   if (settings.optim.kind == OptimizerKind::rmsproptf && !was_given("eps")) settings.optim.eps = 1e-10;
   if (was_given("lr_scale") || settings.schedule.lr_scale != LrScaleRule::linear) return;

@@ -1186,8 +1186,8 @@ std::vector<RecipeKey> build_table() {
                          "EasyOCR validates after its iteration i when i % valInterval == 0 (i > 0), one update "
                          "later than here, and not at the end")
                 .same_name(kTimm,
-                           "differs: timm's counts epochs (default 1, every epoch), ours updates (0 = every epoch "
-                           "end), so timm's --val-interval 1 validates after every update here: leave it out");
+                           "differs: timm's counts epochs (default 1), ours updates; in a timm-form command "
+                           "--val-interval 1 means every epoch end (our 0), other values are refused");
   output << bool_key("plots", FIELD(output.plots))
                     .resumable()
                     .help("draw `train_batch0.jpg` … `train_batch2.jpg` (the first batches with their labels) and "
