@@ -68,7 +68,7 @@ TEST_CASE("keep_best's history travels in last.pt's progress, so a resumed run r
   CHECK(trainer::restore_loop_state(checkpoint, trainer::WorldLayout{}).kept.empty());
 }
 
-TEST_CASE("keep_best keeps the best epochs' checkpoints of a run; off in Ultralytics' form, 10 in timm's",
+TEST_CASE("keep_best keeps the best epochs' checkpoints of a run: off in Ultralytics' form and 10 in timm's",
           "[cli][timm]") {
   TempDir dir("keep-best");
   write_two_class_images(dir / "data");
