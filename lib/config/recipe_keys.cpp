@@ -686,8 +686,9 @@ std::vector<RecipeKey> build_table() {
                   "imgsz / sqrt(smallest crop area) in training, imgsz / crop_fraction in validation), into one "
                   "file per split as JPEG of `cache_quality` (raw pixels up to 64x64), which every loader "
                   "thread and rank reads through a memory map; rebuilt when a file, imgsz or the quality "
-                  "changes; one process builds while the others wait. Either way the batches are the same "
-                  "as without a cache for images the cache keeps whole");
+                  "changes; one process builds while the others wait. ram gives the batches of a run without "
+                  "it; disk gives them too for the copies it keeps raw, and within a few grey levels for JPEG "
+                  "copies");
   data << string_key("cache_dir", FIELD(data.cache_dir), true, "path")
               .resumable()
               .tasks(kClassify | kDetect)
