@@ -117,8 +117,9 @@ std::shared_ptr<const PixelCacheFile> open_pixel_cache(const PixelCacheRequest& 
   const uint64_t key = pixel_cache_key(request);
   if (auto cache = PixelCacheFile::open(request.file, key)) return cache;
   std::error_code error;
-  fs::create_directories(request.file.parent_path(), error);
-  if (error) throw UserError("cache=disk: cannot create " + request.file.parent_path().string() + ": " + error.message());
+  const fs::path folder = request.file.parent_path();
+  if (!folder.empty()) fs::create_directories(folder, error);  // "" is the working directory
+  if (error) throw UserError("cache=disk: cannot create " + folder.string() + ": " + error.message());
   const BuildLock lock(request.file);
   // The process that held the lock may have built it meanwhile.
   if (auto cache = PixelCacheFile::open(request.file, key)) return cache;
