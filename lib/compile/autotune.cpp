@@ -12,6 +12,7 @@
 #include "io/json_reader.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/fnv1a.h"
 #include "util/memory.h"
 
 namespace trainer {
@@ -20,12 +21,6 @@ namespace {
 // Updates timed per candidate and round after its warm-up update: enough to see past timer
 // noise, few enough that choosing costs seconds, not minutes (R30: each probe is logged).
 constexpr int64_t kTimedUpdates = 3;
-
-uint64_t fnv1a(const std::string& text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
 
 bool member_flag(const Json& object, const char* name) {
   const auto member = object.find(name);

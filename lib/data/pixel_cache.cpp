@@ -1,13 +1,13 @@
 #include "data/pixel_cache.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -105,11 +105,8 @@ fs::path pixel_cache_path(const fs::path& beside, const std::string& cache_dir, 
   const fs::path folder = beside.has_filename() ? beside : beside.parent_path();
   const std::string suffix = evaluation ? ".eval.trainer-pixels" : ".trainer-pixels";
   if (cache_dir.empty()) return folder.string() + suffix;
-  Fnv1a digest;
-  digest.add(fs::absolute(folder).lexically_normal().string());
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(digest.value()));
-  return fs::path(cache_dir) / (folder.filename().string() + "-" + std::string(hex, 8) + suffix);
+  const uint64_t digest = fnv1a(fs::absolute(folder).lexically_normal().string());
+  return fs::path(cache_dir) / fmt::format("{}-{:08x}{}", folder.filename().string(), digest >> 32, suffix);
 }
 
 std::shared_ptr<const PixelCacheFile> open_pixel_cache(const PixelCacheRequest& request,

@@ -8,20 +8,6 @@
 #include "util/atomic_file.h"
 
 namespace trainer {
-namespace {
-
-// Over header and payload; catches truncation and bit rot, not tampering.
-uint64_t checksum(const std::string& bytes) {
-  Fnv1a digest;
-  digest.add(bytes);
-  return digest.value();
-}
-
-}  // namespace
-
-void Fnv1a::add(std::string_view bytes) {
-  for (const char byte : bytes) hash_ = (hash_ ^ uint8_t(byte)) * 0x100000001b3ull;
-}
 
 FileStamp stamp_of(const std::string& path) {
   struct stat status {};
@@ -75,13 +61,13 @@ std::optional<std::string> read_cache_payload(const std::filesystem::path& cache
   const size_t checked = bytes.size() - sizeof(uint64_t);
   uint64_t stored_checksum = 0;
   std::memcpy(&stored_checksum, bytes.data() + checked, sizeof(stored_checksum));
-  if (stored_checksum != checksum(bytes.substr(0, checked))) return std::nullopt;
+  if (stored_checksum != fnv1a(std::string_view(bytes).substr(0, checked))) return std::nullopt;
   return bytes.substr(header.size(), checked - header.size());
 }
 
 void write_cache_file(const std::filesystem::path& cache, const std::string& header, const std::string& payload) {
   std::string bytes = header + payload;
-  const uint64_t sum = checksum(bytes);
+  const uint64_t sum = fnv1a(bytes);  // over header and payload
   bytes.append(reinterpret_cast<const char*>(&sum), sizeof(sum));
   write_file_atomically(cache, bytes);
 }

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 
 #include "data/read_image.h"
+#include "util/fnv1a.h"
 
 namespace trainer {
 
@@ -21,21 +21,6 @@ struct FileStamp {
   bool operator==(const FileStamp& other) const { return size == other.size && mtime_ns == other.mtime_ns; }
 };
 FileStamp stamp_of(const std::string& path);
-
-// FNV-1a, fed piece by piece (a key over a million file names needs no string of them all).
-class Fnv1a {
- public:
-  void add(std::string_view bytes);
-  template <typename T>
-  void add_value(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    add(std::string_view(reinterpret_cast<const char*>(&value), sizeof(value)));
-  }
-  uint64_t value() const { return hash_; }
-
- private:
-  uint64_t hash_ = 0xcbf29ce484222325ull;
-};
 
 // Native byte order: a cache is a local speed-up, never moved between machines.
 class CacheWriter {
