@@ -51,6 +51,16 @@ void sync_file(const fs::path& path) {
   if (synced != 0) throw UserError("cannot write " + path.string() + " to disk: " + std::strerror(error));
 }
 
+// Removes the regular files of `folder` whose names contain `mark`.
+void remove_files_marked(const fs::path& folder, const std::string& mark) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    if (entry.path().filename().string().find(mark) == std::string::npos) continue;
+    std::error_code ignored;
+    if (entry.is_regular_file(ignored)) fs::remove(entry.path(), ignored);
+  }
+}
+
 }  // namespace
 
 void replace_file_atomically(const fs::path& path, const std::function<void(const fs::path& temporary)>& write) {
@@ -75,20 +85,6 @@ void replace_file_atomically(const fs::path& path, const std::function<void(cons
     ::close(fd);
   }
 }
-
-namespace {
-
-// Removes the regular files of `folder` whose names contain `mark`.
-void remove_files_marked(const fs::path& folder, const std::string& mark) {
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(folder, error)) {
-    if (entry.path().filename().string().find(mark) == std::string::npos) continue;
-    std::error_code ignored;
-    if (entry.is_regular_file(ignored)) fs::remove(entry.path(), ignored);
-  }
-}
-
-}  // namespace
 
 void remove_stale_temporaries(const fs::path& folder) { remove_files_marked(folder, kTemporaryMark); }
 
