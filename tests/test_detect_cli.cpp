@@ -234,6 +234,35 @@ TEST_CASE("a user's own model yaml and yolo26n train and validate, yolo26n witho
   INFO(val.output);
   CHECK(val.exit_code == 0);
   CHECK(val.output.find("mAP50-95") != std::string::npos);
+  // The checkpoint carries the file's text (as Ultralytics' .pt its yaml dict): moved or changed,
+  // the file no longer decides the architecture, for val, export or the exported file's val.
+  const std::string definition = read_text(dir / "tiny-yolov5n.yaml");
+  REQUIRE(trainer::load_checkpoint(weights).card->model_definition == definition);
+  std::filesystem::rename(dir / "tiny-yolov5n.yaml", dir / "moved.yaml");
+  const CommandResult moved = run_trainer("val --weights " + weights.string());
+  INFO(moved.output);
+  CHECK(moved.exit_code == 0);
+  CHECK(metric_line(moved.output, "mAP50-95") == metric_line(val.output, "mAP50-95"));
+  std::string changed = definition;
+  changed.replace(changed.find("C3, [256]"), 9, "C3, [128]");
+  write_text(dir / "tiny-yolov5n.yaml", changed);
+  const CommandResult edited = run_trainer("val --weights " + weights.string());
+  INFO(edited.output);
+  CHECK(edited.exit_code == 0);
+  CHECK(metric_line(edited.output, "mAP50-95") == metric_line(val.output, "mAP50-95"));
+  std::filesystem::remove(dir / "tiny-yolov5n.yaml");
+  const auto onnx = dir / "own.onnx";
+  const CommandResult exported = run_trainer("export model=" + weights.string() + " format=onnx -o " + onnx.string());
+  INFO(exported.output);
+  REQUIRE(exported.exit_code == 0);
+  const CommandResult deployed = run_trainer("val model=" + onnx.string() + " data=" + dir.file("shapes/data.yaml"));
+  INFO(deployed.output);
+  CHECK(deployed.exit_code == 0);
+  CHECK(deployed.output.find("mAP50-95") != std::string::npos);
+  const CommandResult resumed = run_trainer("train resume=" + weights.string() + " epochs=2 -q");
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK(trainer::load_checkpoint(weights).epoch == 2);
 
   args = kTinyYolo;
   args.replace(args.find("yolov8n.yaml"), 12, "yolo26n.yaml");

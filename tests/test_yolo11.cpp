@@ -14,8 +14,10 @@
 #include "io/pretrained.h"
 #include "io/state_dict.h"
 #include "io/tensor_archive.h"
+#include "io/checkpoint.h"
 #include "io/ultralytics_checkpoint.h"
 #include "models/yolo.h"
+#include "models/yolo_definition.h"
 #include "onnx/onnx_export.h"
 #include "test_helpers.h"
 #include "util/error.h"
@@ -261,4 +263,56 @@ TEST_CASE("Ultralytics' -cls files are read as their generation's classifier and
   INFO(trained.output);
   CHECK(trained.exit_code == 0);
   CHECK(testing::read_text(dir / "runs" / "tuned" / "args.yaml").find("model: yolo26n-cls") != std::string::npos);
+}
+
+TEST_CASE("an Ultralytics .pt of a user's own model yaml is built from the yaml dict it carries",
+          "[yolo11][ultralytics]") {
+  // YOLO11n's layout with two C3k2 blocks at layer 2 (scripts/python/ultralytics_yolo11_fixture.py):
+  // by its layer keys alone it would pass for yolo11n, whose weights it does not fit.
+  static const testing::PythonOutput files("ultralytics_yolo11_fixture.py");
+  const PretrainedWeights released = read_pretrained(files.file("yolo11n.pt"));
+  REQUIRE(released.ultralytics);
+  CHECK(ultralytics_build(*released.ultralytics).model == "yolo11n");
+  CHECK(ultralytics_build(*released.ultralytics).definition.empty());
+
+  const PretrainedWeights weights = read_pretrained(files.file("yolo11n-deep.pt"));
+  REQUIRE(weights.ultralytics);
+  const UltralyticsModel& file = *weights.ultralytics;
+  CHECK(ultralytics_architecture(file) == "yolo11n");
+  const UltralyticsBuild build = ultralytics_build(file);
+  CHECK(build.model == "yolo11n-deep.yaml");
+  CHECK(build.task == TaskKind::detect);
+  const YoloDefinition definition = parse_yolo_definition(build.definition, build.model);
+  REQUIRE(definition.rows.size() == 24);
+  CHECK(definition.rows[2].repeats == 4);
+  CHECK(definition.rows[11].args == std::vector<std::string>{"None", "2", "nearest"});
+  CHECK(definition.rows.back().args == std::vector<std::string>{"5"});  // nc, as parse_model left it
+  CHECK(definition.scale == "n");
+  Yolo model = make_yolo(build.model, 3, 5, build.definition);
+  load_state_dict(*model, read_pretrained(files.file("yolo11n-deep_weights.pt")).tensors, true);
+
+  // Through the binary: predicted from, and trained from, with no yolo11n-deep.yaml anywhere; the
+  // run's checkpoint carries the definition on.
+  testing::TempDir dir("yolo11-deep");
+  REQUIRE(testing::run_trainer("data synth-detect --out " + dir.file("shapes") + " --train 8 --val 4 --imgsz 64")
+              .exit_code == 0);
+  const testing::CommandResult predicted = testing::run_trainer(
+      "detect predict model=" + files.file("yolo11n-deep.pt") + " source=" + dir.file("shapes/images/val") +
+      " project=" + dir.file("runs"));
+  INFO(predicted.output);
+  CHECK(predicted.exit_code == 0);
+  const testing::CommandResult trained = testing::run_trainer(
+      "detect train model=" + files.file("yolo11n-deep.pt") + " data=" + dir.file("shapes/data.yaml") +
+      " epochs=1 imgsz=64 batch=4 workers=1 max_boxes=16 warmup_epochs=0 -q project=" + dir.file("runs") +
+      " name=deep");
+  INFO(trained.output);
+  REQUIRE(trained.exit_code == 0);
+  CHECK(testing::read_text(dir / "runs" / "deep" / "args.yaml").find("model: yolo11n-deep.yaml\n") !=
+        std::string::npos);
+  const auto last = dir / "runs" / "deep" / "weights" / "last.pt";
+  CHECK(load_checkpoint(last).card->model_definition == build.definition);
+  const testing::CommandResult validated = testing::run_trainer("val --weights " + last.string());
+  INFO(validated.output);
+  CHECK(validated.exit_code == 0);
+  CHECK(validated.output.find("mAP50-95") != std::string::npos);
 }

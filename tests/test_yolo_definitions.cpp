@@ -82,6 +82,32 @@ TEST_CASE("yolo26n has the end-to-end head, no DFL, and the reference's outputs"
   CHECK(model->forward(torch::zeros({1, 3, 64, 64})).size() == 6);  // one-to-many, then one-to-one
 }
 
+TEST_CASE("yolo26n's gradients equal the reference's: the one-to-one branch reads detached features",
+          "[detect][yolo26]") {
+  Yolo model = make_yolo("yolo26n", 3, 5);
+  load_pretrained(*model, reference_file("yolo26n_sd.pt"));
+  model->eval();
+  const c10::impl::GenericDict file = read_archive(reference_file("yolo26n_grads.pt")).toGenericDict();
+  const std::vector<torch::Tensor> probes = testing::tensor_list(file.at("probes"));
+  const std::vector<torch::Tensor> outputs = model->forward(file.at("input").toTensor());
+  REQUIRE(outputs.size() == probes.size());
+  torch::Tensor total = torch::zeros({});
+  for (size_t level = 0; level < outputs.size(); ++level) total = total + (outputs[level] * probes[level]).sum();
+  total.backward();
+  const c10::impl::GenericDict expected = file.at("gradients").toGenericDict();
+  size_t compared = 0;
+  for (const auto& entry : model->named_parameters()) {
+    INFO(entry.key());
+    REQUIRE(expected.contains(entry.key()));
+    REQUIRE(entry.value().grad().defined());
+    const torch::Tensor want = expected.at(entry.key()).toTensor();
+    const double scale = want.abs().max().item<double>();
+    CHECK(torch::allclose(entry.value().grad(), want, 1e-3, 1e-4 * std::max(scale, 1.0)));
+    ++compared;
+  }
+  CHECK(compared == expected.size());
+}
+
 TEST_CASE("yolov5nu with the reference's weights gives its outputs", "[detect][yolo26]") {
   Yolo model = make_yolo("yolov5nu", 3, 5);
   CHECK(model->model->ptr<yolo::SPPFImpl>(9)->cv1->activation);  // a pre-YOLO26 SPPF row

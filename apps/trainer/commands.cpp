@@ -48,30 +48,46 @@
 namespace trainer::app {
 namespace {
 
+// The key=value arguments that build an Ultralytics checkpoint's architecture: model= its
+// generation (yolo11n.yaml, the architecture alone), or a user's model yaml by its file name with
+// task= the file's and the yaml dict the file carries as the definition to build.
+struct ArchitectureOfFile {
+  std::vector<std::string> overrides;
+  CarriedDefinition carried;
+};
+
+ArchitectureOfFile architecture_of(const UltralyticsBuild& build) {
+  if (build.definition.empty()) return {{"model=" + build.model + ".yaml"}, {}};
+  return {{"model=" + build.model, std::string("task=") + to_string(build.task)}, {build.model, build.definition}};
+}
+
 // Ultralytics' `model=best.pt` names its architecture only inside the file: an Ultralytics
-// checkpoint whose name is no architecture becomes model=<the family's model of it, yolov8n …>
-// pretrained=<file>.
-std::vector<std::string> with_architecture_of_weights(const std::vector<std::string>& overrides) {
-  std::vector<std::string> resolved = normalize_overrides(overrides);
-  for (std::string& argument : resolved) {
+// checkpoint becomes model=<the model it is built as, yolov8n.yaml …> pretrained=<file>.
+ArchitectureOfFile with_architecture_of_weights(const std::vector<std::string>& overrides) {
+  ArchitectureOfFile resolved{normalize_overrides(overrides), {}};
+  for (size_t i = 0; i < resolved.overrides.size(); ++i) {
+    const std::string& argument = resolved.overrides[i];
     if (argument.rfind("model=", 0) != 0) continue;
     const std::filesystem::path file = argument.substr(6);
-    if (file.extension() != ".pt" || task_of_model(file.stem().string()) || !std::filesystem::is_regular_file(file)) {
-      continue;
-    }
+    // Read even where the name is a generation's (yolo11n-p2.pt names yolo11 by its prefix): the
+    // file's yaml decides.
+    if (file.extension() != ".pt" || !std::filesystem::is_regular_file(file)) continue;
     const PretrainedWeights weights = read_pretrained(file.string());
-    const std::string architecture = weights.ultralytics ? ultralytics_architecture(*weights.ultralytics) : "";
-    if (architecture.empty()) continue;
-    argument =
-        "model=" + architecture + ".yaml";  // the architecture alone: its weights are the file
-    resolved.push_back("pretrained=" + file.string());
+    const UltralyticsBuild build = weights.ultralytics ? ultralytics_build(*weights.ultralytics) : UltralyticsBuild{};
+    if (build.model.empty()) continue;
+    ArchitectureOfFile architecture = architecture_of(build);
+    resolved.overrides.erase(resolved.overrides.begin() + static_cast<std::ptrdiff_t>(i));
+    resolved.overrides.insert(resolved.overrides.end(), architecture.overrides.begin(), architecture.overrides.end());
+    resolved.overrides.push_back("pretrained=" + file.string());  // the architecture alone: its weights are the file
+    resolved.carried = std::move(architecture.carried);
     break;
   }
   return resolved;
 }
 
 Settings settings_of(const CommonOptions& options) {
-  Settings settings = load_settings(options.config, with_architecture_of_weights(options.overrides), options.dialect);
+  const ArchitectureOfFile resolved = with_architecture_of_weights(options.overrides);
+  Settings settings = load_settings(options.config, resolved.overrides, options.dialect, resolved.carried);
   configure_runtime(settings.run);
   if (options.quiet) spdlog::set_level(spdlog::level::warn);
   return settings;
@@ -305,9 +321,10 @@ TrainedModel load_deployed(const CommonOptions& options, const std::string& path
   }
   overrides.push_back("device=cpu");  // OpenCV DNN runs on the CPU
   TrainedModel trained;
-  trained.settings = load_settings_from_yaml(recipe->second, path + ":" + onnx_export::kRecipeKey, overrides);
-  configure_runtime(trained.settings.run);
   const std::optional<ModelCard> card = onnx_export::card_of_metadata(metadata);
+  const CarriedDefinition carried{"", card ? card->model_definition : ""};
+  trained.settings = load_settings_from_yaml(recipe->second, path + ":" + onnx_export::kRecipeKey, overrides, carried);
+  configure_runtime(trained.settings.run);
   trained.task = make_task(trained.settings, card ? splits : DataSplits::val, card ? &*card : nullptr);
   Deployable& deployed = deployment(*trained.task);
   deployed.deploy(std::make_shared<onnx_export::OpenCvModel>(path));
@@ -326,21 +343,31 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   trained.checkpoint = std::move(file.checkpoint);
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
+  // A model built from a model-definition file is rebuilt from the text the checkpoint carries.
+  const std::optional<ModelCard>& saved_card = trained.checkpoint.card;
+  CarriedDefinition carried =
+      saved_card ? CarriedDefinition{saved_card->model_name, saved_card->model_definition} : CarriedDefinition{};
   if (file.ultralytics) {
-    const std::string architecture = ultralytics_architecture(*file.ultralytics);
-    if (architecture.empty()) {
-      throw UserError(weights + ": not a model trainer builds: its layout is neither YOLOv8 nor YOLO11 detection, or "
-                                "the file does not tell its scale");
+    const UltralyticsBuild build = ultralytics_build(*file.ultralytics);
+    if (build.model.empty()) {
+      throw UserError(weights + ": not a model trainer builds: its layout is none of YOLOv5u, YOLOv8, YOLO11 and "
+                                "YOLO26 (detection or -cls) or does not tell its scale, and it carries no model yaml "
+                                "with backbone and head lists");
     }
-    if (trained.checkpoint.card) trained.checkpoint.card->model_name = architecture;
-    overrides.insert(overrides.begin(), "model=" + architecture + ".yaml");
+    ArchitectureOfFile architecture = architecture_of(build);
+    overrides.insert(overrides.begin(), architecture.overrides.begin(), architecture.overrides.end());
+    carried = std::move(architecture.carried);
+    if (trained.checkpoint.card) {
+      trained.checkpoint.card->model_name = build.model;
+      trained.checkpoint.card->model_definition = build.definition;
+    }
     // As Ultralytics' val: the data the model was trained on unless data= says otherwise.
     if (!options.config && !file.ultralytics->data.empty())
       overrides.insert(overrides.begin(), "data=" + file.ultralytics->data);
   }
   trained.settings = options.config || file.ultralytics
-                         ? load_settings(options.config, overrides)
-                         : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides);
+                         ? load_settings(options.config, overrides, Dialect::ultralytics, carried)
+                         : load_settings_from_yaml(trained.checkpoint.recipe, weights + ":recipe", overrides, carried);
   const Settings& settings = trained.settings;
   configure_runtime(settings.run);
   const Checkpoint& checkpoint = trained.checkpoint;

@@ -361,11 +361,29 @@ void find_hub_weights_of(Settings& settings, const std::string& where, const Mod
   settings.run.pretrained = *weights.file;
 }
 
-void split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog) {
+std::string read_model_definition(const std::filesystem::path& file, const std::string& where) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw UserError(where + ": model=" + file.string() + ": cannot read the model definition");
+  return text.str();
+}
+
+// model= naming a file: weights (their architecture by the stem, the file as pretrained=) or a
+// model definition, whose text is read here once for the run. Returns true where the definition
+// is the one `carried` holds: it is built from that text whether or not the file is still there
+// (or changed), and the recipe's task stands.
+bool split_model_file(Settings& settings, const GivenKeys& given, bool from_scratch, const ModelCatalog& catalog,
+                      const CarriedDefinition& carried) {
+  settings.run.model_definition.clear();
   const std::filesystem::path file(settings.run.model);
   const std::string extension = to_lower(file.extension().string());
   const bool is_weights = extension == ".pt" || extension == ".pth" || extension == ".safetensors";
-  if (!is_weights && extension != ".yaml" && extension != ".yml") return;
+  if (!is_weights && extension != ".yaml" && extension != ".yml") return false;
+  if (!is_weights && !carried.text.empty() && (carried.model.empty() || settings.run.model == carried.model)) {
+    settings.run.model_definition = carried.text;
+    return true;
+  }
   const std::string& where = given.at("model");
   // A model-definition file that exists is read as it is (Ultralytics looks beside the command
   // first); otherwise its stem names a built-in architecture (yolo11n.yaml: yolo11n).
@@ -375,6 +393,7 @@ void split_model_file(Settings& settings, const GivenKeys& given, bool from_scra
     throw UserError(where + ": model=" + settings.run.model + " names no architecture; give the architecture as model= (" +
                     model_families_text(catalog) + ") and the file as pretrained=");
   }
+  if (definition_file) settings.run.model_definition = read_model_definition(file, where);
   if (is_weights && from_scratch) {
     spdlog::info("{}: model={} with pretrained=false: the architecture from scratch, the file unread", where,
                  settings.run.model);
@@ -386,6 +405,7 @@ void split_model_file(Settings& settings, const GivenKeys& given, bool from_scra
     settings.run.pretrained = settings.run.model;
   }
   settings.run.model = architecture;
+  return false;
 }
 
 // True where one of EasyOCR's keys that only text recognition reads was set away from its default
@@ -405,7 +425,7 @@ bool sets_easyocr_keys(const Settings& settings, const GivenKeys& given) {
 // an Ultralytics data.yaml means detection and EasyOCR's keys text recognition. Named both, they
 // must agree.
 void resolve_model_and_task(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog,
-                            Dialect dialect) {
+                            Dialect dialect, const CarriedDefinition& carried) {
   // Ultralytics' pretrained: false, kept as the word by its row, names no file.
   const bool from_scratch = settings.run.pretrained == "false";
   // pretrained: true is Ultralytics' default and asks for nothing; timm's bare --pretrained does.
@@ -426,8 +446,9 @@ void resolve_model_and_task(Settings& settings, const GivenKeys& given, const Mo
     return;
   }
   find_released_weights(settings, model_where->second, catalog);
-  split_model_file(settings, given, from_scratch, catalog);
-  const std::optional<TaskKind> family = task_of_model(catalog, settings.run.model);
+  const bool carried_task = split_model_file(settings, given, from_scratch, catalog, carried);
+  const std::optional<TaskKind> family =
+      carried_task ? std::optional<TaskKind>(settings.run.task) : task_of_model(catalog, settings.run.model);
   if (!family) {
     throw UserError(model_where->second + ": unknown model '" + settings.run.model + "'; models are " +
                     model_families_text(catalog));
@@ -525,10 +546,10 @@ void ranks_of_device_list(Settings& settings, const GivenKeys& given) {
 // The model name, the task and the checks across keys join the problems of single values, so one
 // run reports them all (an unknown model is not left for after every other problem is fixed).
 void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes,
-                 Dialect dialect) {
+                 Dialect dialect, const CarriedDefinition& carried = {}) {
   // No project (or none, Ultralytics' null): runs go to runs_dir/<task> (io/run_folder.h).
   if (!given.count("project")) settings.output.project.clear();
-  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog, dialect); });
+  noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog, dialect, carried); });
   noting_problems(notes, [&] { ranks_of_device_list(settings, given); });
   noting_problems(notes, [&] { validate(settings); });
   report(notes);
@@ -537,7 +558,7 @@ void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog&
 }  // namespace
 
 Settings load_settings(const std::optional<std::string>& config_path, const std::vector<std::string>& overrides,
-                       const ModelCatalog& catalog, Dialect dialect) {
+                       const ModelCatalog& catalog, Dialect dialect, const CarriedDefinition& carried) {
   spdlog::info("{}", dialect_line(dialect));
   Settings settings = dialect_defaults(dialect);
   GivenKeys given;
@@ -547,13 +568,14 @@ Settings load_settings(const std::optional<std::string>& config_path, const std:
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
   finish_dialect(dialect, settings, names_of(given));
-  check_whole(settings, given, catalog, notes, dialect);
+  check_whole(settings, given, catalog, notes, dialect, carried);
   warn_keys_without_effect(settings, names_of(given));
   return settings;
 }
 
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
-                                 const std::vector<std::string>& overrides, const ModelCatalog& catalog) {
+                                 const std::vector<std::string>& overrides, const ModelCatalog& catalog,
+                                 const CarriedDefinition& carried) {
   Settings settings;
   GivenKeys given;
   LoadNotes notes;
@@ -561,7 +583,7 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   noting_problems(notes, [&] { read_yaml(yaml, origin, pending, notes); });
   read_overrides(overrides, pending, notes);
   apply_pending(settings, pending, given, notes);
-  check_whole(settings, given, catalog, notes, Dialect::ultralytics);
+  check_whole(settings, given, catalog, notes, Dialect::ultralytics, carried);
   // The embedded recipe was checked when it was written: only what this command changes warns.
   warn_keys_without_effect(settings, names_set_by_command_line(given));
   return settings;

@@ -18,6 +18,9 @@ struct RunSettings {
   std::string model = "resnet18";
   std::string data = "fashion-mnist";
   std::string pretrained;             // "" = random init
+  // Not a key: the text of the model-definition file model= names (Ultralytics' model yaml), read
+  // once by the recipe loader, or the one a checkpoint carries; "" for a built-in model.
+  std::string model_definition;
   NormKind norm = NormKind::batch;
   double dropout = 0.0;               // in training: the CRNN's features, a ResNet's pooled features
   double drop_path = 0.0;             // in training: a ResNet's stochastic depth (its last block's rate)

@@ -1,5 +1,9 @@
 #include "families/model_family.h"
 
+#include <algorithm>
+#include <filesystem>
+
+#include "models/yolo.h"
 #include "util/error.h"
 
 namespace trainer {
@@ -57,12 +61,41 @@ std::string ultralytics_architecture(const UltralyticsModel& file) {
   return "";
 }
 
+UltralyticsBuild ultralytics_build(const UltralyticsModel& file) {
+  UltralyticsBuild build;
+  build.task = file.classifies ? TaskKind::classify : TaskKind::detect;
+  const std::filesystem::path yaml_file = std::filesystem::path(file.yaml_file).filename();
+  const std::string extension = yaml_file.extension().string();
+  const std::vector<std::string>& built_in = yolo_model_names();
+  const bool own_yaml = (extension == ".yaml" || extension == ".yml") &&
+                        std::find(built_in.begin(), built_in.end(), yaml_file.stem().string()) == built_in.end();
+  const std::string generation = ultralytics_architecture(file);
+  if (!generation.empty() && (!own_yaml || file.definition.empty())) {
+    build.model = generation;
+  } else if (!file.definition.empty()) {
+    build.model = own_yaml ? yaml_file.string() : "model.yaml";
+    build.definition = file.definition;
+  }
+  return build;
+}
+
 namespace {
 
-// `model`'s family, which must train `task` and build its models with `builder`.
+// The family of model-definition files that trains `task`.
+const ModelFamily& definitions_family(TaskKind task) {
+  for (const ModelFamily& family : model_families()) {
+    if (family.builds_definitions && family.names.task == task) return family;
+  }
+  throw UserError(std::string("task=") + to_string(task) + " builds no model from a model-definition file; models are " +
+                  model_families_text(model_catalog()));
+}
+
+// The request's family (by its name, or the definition files' where it carries a definition),
+// which must train `task` and build its models with `builder`.
 template <class Builder>
-const Builder& builder_for(const std::string& model, TaskKind task, Builder ModelFamily::*builder) {
-  const ModelFamily& family = family_of(model);
+const Builder& builder_for(const ModelRequest& request, TaskKind task, Builder ModelFamily::*builder) {
+  const std::string& model = request.name;
+  const ModelFamily& family = request.definition.empty() ? family_of(model) : definitions_family(task);
   if (family.names.task != task || !(family.*builder)) {
     throw UserError("model '" + model + "' trains task=" + to_string(family.names.task) +
                     ", not task=" + to_string(task) + "; models are " +
@@ -74,11 +107,11 @@ const Builder& builder_for(const std::string& model, TaskKind task, Builder Mode
 }  // namespace
 
 LogitsModel build_logits_model(const ModelRequest& request, TaskKind task) {
-  return builder_for(request.name, task, &ModelFamily::logits_model)(request);
+  return builder_for(request, task, &ModelFamily::logits_model)(request);
 }
 
 DetectorModel build_detector(const ModelRequest& request) {
-  return builder_for(request.name, TaskKind::detect, &ModelFamily::detector)(request);
+  return builder_for(request, TaskKind::detect, &ModelFamily::detector)(request);
 }
 
 }  // namespace trainer

@@ -32,6 +32,9 @@ struct ModelRequest {
   const OcrSettings* ocr = nullptr;  ///< the OCR recipe's sizes, for text recognisers
   double dropout = 0.0;              ///< training-only dropout, where the family has one
   double drop_path = 0.0;            ///< training-only stochastic depth, where the family has one
+  // The text of the model-definition file `name` names (settings.run.model_definition): the model
+  // is built from it, by the family of such files for the task, whether or not the file exists.
+  std::string definition;
 };
 
 // A built model as the tasks drive it and export writes it, whatever its family: the module (its
@@ -74,6 +77,9 @@ struct ModelFamily {
   // is of in this family ("yolov8n" …), "" for one it is not; unset for families Ultralytics
   // does not write.
   std::function<std::string(const UltralyticsModel&)> ultralytics_model;
+  // Builds models from a model-definition file's text (ModelRequest::definition): its task's
+  // family for requests that carry one.
+  bool builds_definitions = false;
 };
 
 // A family's graph writer for `Impl` modules.
@@ -114,6 +120,18 @@ const ModelFamily& family_of(const std::string& model);
 // The model an Ultralytics checkpoint is of, by the first family that recognises it; "" when none
 // does.
 std::string ultralytics_architecture(const UltralyticsModel& file);
+
+// What an Ultralytics checkpoint is built as, as its `yaml` dict decides: a model from a user's
+// model yaml (a yaml_file naming no built-in model, or a layout no family recognises) is built
+// from that dict, `model` being the yaml's file name ("model.yaml" when it has none) and
+// `definition` the dict's text; any other is the generation its family recognises (yolo11n …,
+// `definition` ""). `model` is "" when neither applies.
+struct UltralyticsBuild {
+  std::string model;
+  std::string definition;
+  TaskKind task = TaskKind::detect;
+};
+UltralyticsBuild ultralytics_build(const UltralyticsModel& file);
 
 // `request.name` built by its family, as the model `task` drives; UserError when the name is
 // unknown or its family trains another task.

@@ -5,13 +5,14 @@
 namespace trainer {
 
 Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides, Dialect dialect) {
-  return load_settings(config_path, overrides, model_catalog(), dialect);
+                       const std::vector<std::string>& overrides, Dialect dialect,
+                       const CarriedDefinition& carried) {
+  return load_settings(config_path, overrides, model_catalog(), dialect, carried);
 }
 
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
-                                 const std::vector<std::string>& overrides) {
-  return load_settings_from_yaml(yaml, origin, overrides, model_catalog());
+                                 const std::vector<std::string>& overrides, const CarriedDefinition& carried) {
+  return load_settings_from_yaml(yaml, origin, overrides, model_catalog(), carried);
 }
 
 std::optional<TaskKind> task_of_model(const std::string& model) {

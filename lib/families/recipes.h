@@ -11,11 +11,12 @@
 namespace trainer {
 
 Settings load_settings(const std::optional<std::string>& config_path,
-                       const std::vector<std::string>& overrides, Dialect dialect = Dialect::ultralytics);
+                       const std::vector<std::string>& overrides, Dialect dialect = Dialect::ultralytics,
+                       const CarriedDefinition& carried = {});
 
 // A recipe held as text (e.g. inside a checkpoint); `origin` names it in error messages.
 Settings load_settings_from_yaml(const std::string& yaml, const std::string& origin,
-                                 const std::vector<std::string>& overrides);
+                                 const std::vector<std::string>& overrides, const CarriedDefinition& carried = {});
 
 // The task of the registered family `model` belongs to by its name; nullopt when none.
 std::optional<TaskKind> task_of_model(const std::string& model);

@@ -13,7 +13,7 @@ namespace trainer {
 namespace {
 
 DetectorModel build_yolo_detector(const ModelRequest& request) {
-  Yolo model = make_yolo(request.name, request.in_channels, request.classes);
+  Yolo model = make_yolo(request.name, request.in_channels, request.classes, request.definition);
   DetectorModel built =
       bind_model<DetectorModel>(model, request.in_channels, &onnx_export::yolo_onnx);
   built.strides = model->strides();
@@ -27,7 +27,7 @@ LogitsModel build_yolo_classifier(const ModelRequest& request) {
     throw UserError("dropout and drop_path are offered for the ResNets (and dropout for the CRNN), not for '" +
                     request.name + "'; leave them at 0");
   }
-  Yolo model = make_yolo(request.name, request.in_channels, request.classes);
+  Yolo model = make_yolo(request.name, request.in_channels, request.classes, request.definition);
   LogitsModel built;
   built.module = model.ptr();
   built.in_channels = request.in_channels;
@@ -174,6 +174,7 @@ ModelFamily yolo_definition_family() {
   family.names = {definition_files(false), "a model .yaml of Ultralytics' format", TaskKind::detect,
                   ""};
   family.detector = build_yolo_detector;
+  family.builds_definitions = true;
   return family;
 }
 
@@ -181,6 +182,7 @@ ModelFamily yolo_cls_definition_family() {
   ModelFamily family;
   family.names = {definition_files(true), "a -cls model .yaml", TaskKind::classify, ""};
   family.logits_model = build_yolo_classifier;
+  family.builds_definitions = true;
   return family;
 }
 

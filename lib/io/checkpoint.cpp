@@ -48,6 +48,7 @@ c10::impl::GenericDict card_dict(const ModelCard& card) {
   dict.insert("width", card.width);
   dict.insert("mean", at::tensor(card.normalization.mean, at::kDouble));
   dict.insert("std", at::tensor(card.normalization.std, at::kDouble));
+  if (!card.model_definition.empty()) dict.insert("model_definition", card.model_definition);
   return dict;
 }
 
@@ -73,6 +74,10 @@ ModelCard card_of(const c10::IValue& value, const std::string& recipe, const std
   card.height = dict.at("height").toInt();
   card.width = dict.at("width").toInt();
   card.normalization = {doubles(dict.at("mean").toTensor()), doubles(dict.at("std").toTensor())};
+  if (dict.contains("model_definition")) {
+    if (!dict.at("model_definition").isString()) return fail("holds a 'model_definition' that is not text");
+    card.model_definition = dict.at("model_definition").toStringRef();
+  }
   card.recipe = recipe;
   return card;
 }

@@ -19,6 +19,10 @@ struct ModelCard {
   int64_t height = 0, width = 0;  ///< the input size validation uses
   std::string recipe;             ///< the recipe YAML the model was trained with
   Normalization normalization;    ///< per channel, of pixels scaled to [0, 1]: (x - mean) / std
+  // The model-definition file's text where model_name names one (Ultralytics' model yaml), so the
+  // checkpoint rebuilds its architecture without the file, as Ultralytics' .pt carries its yaml;
+  // "" for a built-in model.
+  std::string model_definition;
 };
 
 // Pixels scaled to [0, 1] and nothing else: YOLOv8's input, Ultralytics' and ours.

@@ -1,5 +1,7 @@
 #include "io/ultralytics_checkpoint.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -90,6 +92,58 @@ std::vector<std::string> names_of(const c10::IValue& model) {
   return out;
 }
 
+void emit(YAML::Emitter& out, const c10::IValue& value) {
+  if (value.isGenericDict()) {
+    out << YAML::BeginMap;
+    for (const auto& entry : value.toGenericDict()) {
+      if (!entry.key().isString()) continue;
+      out << YAML::Key << entry.key().toStringRef() << YAML::Value;
+      emit(out, entry.value());
+    }
+    out << YAML::EndMap;
+  } else if (value.isList()) {
+    out << YAML::Flow << YAML::BeginSeq;
+    for (const c10::IValue& item : value.toListRef()) emit(out, item);
+    out << YAML::EndSeq;
+  } else if (value.isTuple()) {
+    out << YAML::Flow << YAML::BeginSeq;
+    for (const c10::IValue& item : value.toTupleRef().elements()) emit(out, item);
+    out << YAML::EndSeq;
+  } else if (value.isString()) {
+    out << value.toStringRef();
+  } else if (value.isBool()) {
+    out << (value.toBool() ? "True" : "False");  // as Ultralytics' files spell them
+  } else if (value.isInt()) {
+    out << value.toInt();
+  } else if (value.isDouble()) {
+    out << value.toDouble();
+  } else {
+    out << YAML::Null;  // None, and anything a model definition cannot hold
+  }
+}
+
+// The yaml dict as a model definition's text: its layer lists in flow style, one row a line.
+std::string definition_of(const Yaml& yaml) {
+  if (!yaml || !entry_of(*yaml, "backbone").isList() || !entry_of(*yaml, "head").isList()) return "";
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);
+  out << YAML::BeginMap;
+  for (const auto& entry : *yaml) {
+    if (!entry.key().isString()) continue;
+    const std::string& key = entry.key().toStringRef();
+    out << YAML::Key << key << YAML::Value;
+    if (key == "backbone" || key == "head") {
+      out << YAML::BeginSeq;
+      for (const c10::IValue& row : entry.value().toListRef()) emit(out, row);
+      out << YAML::EndSeq;
+    } else {
+      emit(out, entry.value());
+    }
+  }
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
 }  // namespace
 
 bool has_pickled_model(const c10::IValue& archive) {
@@ -119,6 +173,7 @@ UltralyticsModel read_ultralytics_model(const c10::IValue& archive, const std::s
   result.scale = scale_of(yaml, result.weights);
   result.classes = classes_of(yaml, result.weights, result.classifies);
   if (yaml && entry_of(*yaml, "yaml_file").isString()) result.yaml_file = entry_of(*yaml, "yaml_file").toStringRef();
+  result.definition = definition_of(yaml);
   // A count read from the file sizes the head built for it: billions would be a memory bomb.
   if (result.classes < 0 || result.classes > kMaxClasses) {
     throw UserError(origin + ": the model claims " + std::to_string(result.classes) +

@@ -19,6 +19,10 @@ struct UltralyticsModel {
   std::string type;                ///< the model's class, e.g. ultralytics.nn.tasks.DetectionModel
   bool classifies = false;         ///< a ClassificationModel (Classify head), else a DetectionModel
   std::string yaml_file;           ///< the model yaml it was built from (`yolo26n-cls.yaml`), "" when absent
+  // The model's `yaml` dict written back as a model-definition file's text (models/
+  // yolo_definition.h), "" when the file has none with backbone and head lists. parse_model has
+  // evaluated its layers' arguments in place (`nc` is the number, `None` null), which reads the same.
+  std::string definition;
   NamedTensors weights;            ///< state-dict keys (`model.0.conv.weight` ...), floats as fp32
   std::string scale;               ///< n, s, m, l or x; "" when the file does not tell
   int64_t classes = 0;             ///< 0 when the file does not tell

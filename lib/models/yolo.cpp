@@ -353,7 +353,8 @@ Yolo make_yolo(std::shared_ptr<const YoloDefinition> definition, std::string sca
                   .classes(classes));
 }
 
-Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes) {
+Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes,
+               const std::string& definition) {
   if (names_definition_file(name)) {
     // Ultralytics' guess_model_scale: the letter after the generation in the file's name.
     const std::string stem = std::filesystem::path(name).stem().string();
@@ -361,8 +362,10 @@ Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes) {
     static const std::regex scale_in_name(R"(yolo(?:e-)?v?\d+([nslmx]))");
     const std::string scale =
         std::regex_search(stem, letter, scale_in_name) ? letter[1].str() : std::string();
-    return make_yolo(std::make_shared<const YoloDefinition>(read_yolo_definition(name)), scale,
-                     in_channels, classes);
+    return make_yolo(std::make_shared<const YoloDefinition>(definition.empty()
+                                                                ? read_yolo_definition(name)
+                                                                : parse_yolo_definition(definition, name)),
+                     scale, in_channels, classes);
   }
   const YoloName parsed = parse_yolo_name(name);
   const auto& stems = builtin_yolo_definitions();

@@ -73,8 +73,11 @@ TORCH_MODULE(Yolo);
 const std::vector<std::string>& yolo_model_names();
 
 // `name` is one of yolo_model_names() (yolov5n is yolov5nu), or the path of a model-definition
-// file (.yaml) whose modules are known; anything else throws UserError naming it.
-Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes);
+// file (.yaml) whose modules are known; anything else throws UserError naming it. `definition`:
+// that file's text where the caller holds it (the recipe loader read it, a checkpoint carries
+// it); the file is read when it is empty.
+Yolo make_yolo(const std::string& name, int64_t in_channels, int64_t classes,
+               const std::string& definition = {});
 
 // The model `definition` at `scale` ("" for the file's own `scale:`, else its first scale, as
 // Ultralytics assumes).

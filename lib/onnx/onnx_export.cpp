@@ -60,6 +60,7 @@ void write_metadata(GraphBuilder& graph, const ModelCard& card, const OnnxOption
     graph.metadata("names", names_dict(card.labels));
   }
   graph.metadata(kRecipeKey, card.recipe);
+  if (!card.model_definition.empty()) graph.metadata(kModelDefinitionKey, card.model_definition);
 }
 
 }  // namespace

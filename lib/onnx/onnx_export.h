@@ -79,5 +79,7 @@ std::vector<int64_t> parse_imgsz(const std::string& text);
 
 // The metadata key holding the recipe, which `trainer predict/val model=FILE.onnx` rebuild the task from.
 inline constexpr const char* kRecipeKey = "trainer_recipe";
+// The metadata key holding the model-definition file's text of a model built from one (ModelCard).
+inline constexpr const char* kModelDefinitionKey = "trainer_model_definition";
 
 }  // namespace trainer::onnx_export

@@ -92,6 +92,7 @@ std::optional<ModelCard> card_of_metadata(const std::map<std::string, std::strin
   if (!has("task") || !has("imgsz") || !has("channels")) return std::nullopt;
   ModelCard card;
   card.task = metadata.at("task");
+  if (has(kModelDefinitionKey)) card.model_definition = metadata.at(kModelDefinitionKey);
   if (card.task == "ocr") {
     if (!has("charset")) return std::nullopt;
     for (const char32_t c : decode_utf8(metadata.at("charset"), "ONNX metadata charset")) {

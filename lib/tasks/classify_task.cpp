@@ -54,7 +54,8 @@ ClassifyTask::ClassifyTask(const SharedTaskSettings& shared, const ClassifySetti
   validator_ = std::make_unique<ClassifyValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
   model_ = build_logits_model(
-      {shared.run.model, channels_, classes(), shared.run.norm, nullptr, shared.run.dropout, shared.run.drop_path},
+      {shared.run.model, channels_, classes(), shared.run.norm, nullptr, shared.run.dropout, shared.run.drop_path,
+       shared.run.model_definition},
       TaskKind::classify);
 }
 
@@ -146,7 +147,8 @@ ClassifyAugment ClassifyTask::evaluation_augment() const {
 }
 
 ModelCard ClassifyTask::model_card() const {
-  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_, "", normalization_};
+  return {name(), shared_.run.model, class_names_, channels_, imgsz_, imgsz_, "", normalization_,
+          shared_.run.model_definition};
 }
 
 std::vector<std::string> ClassifyTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

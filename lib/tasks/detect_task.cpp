@@ -89,7 +89,9 @@ DetectTask::DetectTask(const SharedTaskSettings& shared, const DetectSettings& d
   }
   validator_ = std::make_unique<DetectValidator>(*this);
   torch::manual_seed(static_cast<uint64_t>(shared.run.seed));
-  model_ = build_detector({shared.run.model, 3, classes()});
+  ModelRequest request{shared.run.model, 3, classes()};
+  request.definition = shared.run.model_definition;
+  model_ = build_detector(request);
   choose_branch(splits);
   loss_options_.box = detect.box;
   loss_options_.cls = detect.cls;
@@ -269,7 +271,8 @@ onnx_export::ModelGraph DetectTask::export_graph() const {
 ModelCard DetectTask::model_card() const {
   // Letterboxed to imgsz with grey 114 (DetectAugment), the pixels scaled to [0, 1] alone.
   const int64_t channels = model_.in_channels;
-  return {name(), shared_.run.model, config_.names, channels, imgsz_, imgsz_, "", unit_scaled_pixels()};
+  return {name(), shared_.run.model, config_.names, channels, imgsz_, imgsz_, "", unit_scaled_pixels(),
+          shared_.run.model_definition};
 }
 
 std::vector<std::string> DetectTask::predict(const std::vector<std::string>& sources, const torch::Device& device,

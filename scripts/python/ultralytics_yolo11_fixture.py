@@ -15,6 +15,10 @@ and the -cls models as ultralytics.nn.tasks.ClassificationModel (Classify under 
 C2f under nn.modules.block), each with its model yaml's dict (yaml_file naming it, "scale": "n"):
   yolo11n-cls.pt, yolo26n-cls.pt (one architecture, told apart by yaml_file only), yolov8n-cls.pt
   (2 classes) and NAME_weights.pt, their state dicts
+and a user's own model yaml, a YOLO11 variant with twice the C3k2 blocks at layer 2 (yaml_file
+"yolo11n-deep.yaml", its layers' arguments evaluated in place as parse_model leaves them: nc the
+number, None null):
+  yolo11n-deep.pt, yolo11n-deep_weights.pt
 """
 import os
 import sys
@@ -56,16 +60,29 @@ def yaml_yolo11():
             "backbone": layers[:11], "head": layers[11:], "scale": "n", "yaml_file": "yolo11n.yaml", "ch": 3}
 
 
-def model():
+# yolo11.yaml with layer 2's C3k2 repeated 4 times (2 blocks at scale n's depth 0.5).
+DEEP_LAYERS = y11.BACKBONE[:2] + [[-1, 4, "C3k2", [256, False, 0.25]]] + y11.BACKBONE[3:] + y11.HEAD
+
+
+def yaml_deep():
+    # parse_model replaces a layer's string arguments in place: "nc" becomes the class count. The
+    # modules keep the yaml's spelling (nn.Upsample, which the stand-ins call Upsample).
+    layers = [[f, n, "nn." + m if m == "Upsample" else m, [len(v8file.CLASSES) if a == "nc" else a for a in args]]
+              for f, n, m, args in DEEP_LAYERS]
+    return {"nc": len(v8file.CLASSES), "scales": {k: list(v) for k, v in y11.SCALES.items()},
+            "backbone": layers[:11], "head": layers[11:], "scale": "n", "yaml_file": "yolo11n-deep.yaml", "ch": 3}
+
+
+def model(layers=y11.BACKBONE + y11.HEAD, yaml=yaml_yolo11):
     torch.manual_seed(0)
-    net = DetectionModel("n", len(v8file.CLASSES)).eval()
+    net = DetectionModel("n", len(v8file.CLASSES), layers).eval()
     y11.randomize(net)
     for i, layer in enumerate(net.model):
         layer.i, layer.f, layer.type = i, net.froms[i], type(layer).__module__ + "." + type(layer).__name__
     head = net.model[23]
     head.nc, head.nl, head.reg_max, head.no = len(v8file.CLASSES), 3, 16, 16 * 4 + len(v8file.CLASSES)
     head.stride = torch.tensor([8.0, 16.0, 32.0])
-    net.stride, net.yaml, net.names = head.stride, yaml_yolo11(), dict(enumerate(v8file.CLASSES))
+    net.stride, net.yaml, net.names = head.stride, yaml(), dict(enumerate(v8file.CLASSES))
     net.args = v8file.IterableSimpleNamespace(**{**v8file.train_args(), "model": "yolo11n.pt"})
     return net.half()
 
@@ -99,6 +116,9 @@ def main(out_dir):
                   "train_args": {**v8file.train_args(), "model": "yolo11n.pt"}, **v8file.header("8.3.40")}
     torch.save(checkpoint, os.path.join(out_dir, "yolo11n.pt"))
     torch.save(OrderedDict(model().state_dict()), os.path.join(out_dir, "yolo11n_weights.pt"))
+    deep = {**checkpoint, "ema": model(DEEP_LAYERS, yaml_deep)}
+    torch.save(deep, os.path.join(out_dir, "yolo11n-deep.pt"))
+    torch.save(OrderedDict(model(DEEP_LAYERS, yaml_deep).state_dict()), os.path.join(out_dir, "yolo11n-deep_weights.pt"))
     save_classifiers(out_dir)
 
 

@@ -14,6 +14,12 @@ nn/tasks.py parse_model builds cfg/models/11/yolo11.yaml, yolo11-cls.yaml and v8
   OUTDIR/yolo11n_sd.pt the weights as Ultralytics users export them (keys "model.0.conv.weight" …)
   OUTDIR/yolo11n-cls.pt, yolo11n-cls_sd.pt  the same for yolo11n-cls at 5 classes, input
                        [2, 3, 40, 56], "outputs" [the logits] (Classify's training-mode output)
+  OUTDIR/yolo26n.pt, yolo26n_sd.pt, yolov5nu.pt, yolov5nu_sd.pt  the same for yolo26n (6 maps:
+                       one-to-many, then one-to-one) and yolov5nu
+  OUTDIR/yolo26n_grads.pt  "input", "probes" (one random tensor per output map) and "gradients":
+                       every parameter's gradient of sum(output * probe) over the maps, in eval
+                       mode with yolo26n_sd.pt's weights (the one-to-one branch reads detached
+                       features, so the backbone's gradients come from the one-to-many maps alone)
 """
 import copy
 import math
@@ -385,6 +391,16 @@ def save_reference(out_dir, name, model, batch):
     torch.save(dict(model.state_dict()), os.path.join(out_dir, name + "_sd.pt"))
 
 
+def save_gradients(out_dir, name, model, batch):
+    torch.manual_seed(1)
+    outputs = model(batch)
+    probes = [torch.randn_like(output) for output in outputs]
+    model.zero_grad()
+    sum((output * probe).sum() for output, probe in zip(outputs, probes)).backward()
+    gradients = {key: parameter.grad.clone() for key, parameter in model.named_parameters()}
+    torch.save({"input": batch, "probes": probes, "gradients": gradients}, os.path.join(out_dir, name + "_grads.pt"))
+
+
 def main(out_dir):
     counts = {}
     for family, (layer_list, scales, reg_max, end2end) in MODELS.items():
@@ -398,7 +414,9 @@ def main(out_dir):
     torch.manual_seed(0)
     save_reference(out_dir, "yolo11n", YoloModel("n", 5).eval(), torch.rand(2, 3, 64, 96))
     save_reference(out_dir, "yolo11n-cls", YoloModel("n", 5, YOLO11_CLS).eval(), torch.rand(2, 3, 40, 56))
-    save_reference(out_dir, "yolo26n", YoloModel("n", 5, YOLO26, SCALES, 1, True).eval(), torch.rand(2, 3, 64, 96))
+    yolo26n = YoloModel("n", 5, YOLO26, SCALES, 1, True).eval()
+    save_reference(out_dir, "yolo26n", yolo26n, torch.rand(2, 3, 64, 96))
+    save_gradients(out_dir, "yolo26n", yolo26n, torch.rand(2, 3, 64, 96))
     save_reference(out_dir, "yolov5nu", YoloModel("n", 5, YOLOV5, V5_SCALES).eval(), torch.rand(2, 3, 64, 96))
 
 
