@@ -315,4 +315,15 @@ TEST_CASE("an Ultralytics .pt of a user's own model yaml is built from the yaml 
   INFO(validated.output);
   CHECK(validated.exit_code == 0);
   CHECK(validated.output.find("mAP50-95") != std::string::npos);
+
+  // A generation's own name stays the recipe loader's: pretrained=False trains its architecture
+  // from scratch, the file unread, as Ultralytics does.
+  const testing::CommandResult scratch = testing::run_trainer(
+      "detect train model=" + files.file("yolo11n.pt") + " pretrained=False data=" + dir.file("shapes/data.yaml") +
+      " epochs=1 imgsz=64 batch=4 workers=1 max_boxes=16 warmup_epochs=0 project=" + dir.file("runs") +
+      " name=scratch");
+  INFO(scratch.output);
+  CHECK(scratch.exit_code == 0);
+  CHECK(scratch.output.find("the file unread") != std::string::npos);
+  CHECK(scratch.output.find("pretrained: loaded") == std::string::npos);
 }

@@ -69,12 +69,12 @@ ArchitectureOfFile with_architecture_of_weights(const std::vector<std::string>& 
     const std::string& argument = resolved.overrides[i];
     if (argument.rfind("model=", 0) != 0) continue;
     const std::filesystem::path file = argument.substr(6);
-    // Read even where the name is a generation's (yolo11n-p2.pt names yolo11 by its prefix): the
-    // file's yaml decides.
     if (file.extension() != ".pt" || !std::filesystem::is_regular_file(file)) continue;
     const PretrainedWeights weights = read_pretrained(file.string());
     const UltralyticsBuild build = weights.ultralytics ? ultralytics_build(*weights.ultralytics) : UltralyticsBuild{};
-    if (build.model.empty()) continue;
+    // A generation's own name (yolov8n.pt) is the recipe loader's to split, with its checks of
+    // pretrained=; yolo11n-p2.pt, which answers to yolo11 by its prefix, is read here all the same.
+    if (build.model.empty() || (build.definition.empty() && task_of_model(file.stem().string()))) continue;
     ArchitectureOfFile architecture = architecture_of(build);
     resolved.overrides.erase(resolved.overrides.begin() + static_cast<std::ptrdiff_t>(i));
     resolved.overrides.insert(resolved.overrides.end(), architecture.overrides.begin(), architecture.overrides.end());

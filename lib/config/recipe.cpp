@@ -546,7 +546,7 @@ void ranks_of_device_list(Settings& settings, const GivenKeys& given) {
 // The model name, the task and the checks across keys join the problems of single values, so one
 // run reports them all (an unknown model is not left for after every other problem is fixed).
 void check_whole(Settings& settings, const GivenKeys& given, const ModelCatalog& catalog, LoadNotes& notes,
-                 Dialect dialect, const CarriedDefinition& carried = {}) {
+                 Dialect dialect, const CarriedDefinition& carried) {
   // No project (or none, Ultralytics' null): runs go to runs_dir/<task> (io/run_folder.h).
   if (!given.count("project")) settings.output.project.clear();
   noting_problems(notes, [&] { resolve_model_and_task(settings, given, catalog, dialect, carried); });

@@ -92,22 +92,28 @@ std::vector<std::string> names_of(const c10::IValue& model) {
   return out;
 }
 
-void emit(YAML::Emitter& out, const c10::IValue& value) {
-  if (value.isGenericDict()) {
+// Nesting a model definition never reaches (scales: {n: [d, w, c]} is 3 deep); deeper values of a
+// crafted file are written as null rather than recursed into.
+constexpr int kMaxYamlDepth = 8;
+
+void emit(YAML::Emitter& out, const c10::IValue& value, int depth = 0) {
+  if (depth > kMaxYamlDepth) {
+    out << YAML::Null;
+  } else if (value.isGenericDict()) {
     out << YAML::BeginMap;
     for (const auto& entry : value.toGenericDict()) {
       if (!entry.key().isString()) continue;
       out << YAML::Key << entry.key().toStringRef() << YAML::Value;
-      emit(out, entry.value());
+      emit(out, entry.value(), depth + 1);
     }
     out << YAML::EndMap;
   } else if (value.isList()) {
     out << YAML::Flow << YAML::BeginSeq;
-    for (const c10::IValue& item : value.toListRef()) emit(out, item);
+    for (const c10::IValue& item : value.toListRef()) emit(out, item, depth + 1);
     out << YAML::EndSeq;
   } else if (value.isTuple()) {
     out << YAML::Flow << YAML::BeginSeq;
-    for (const c10::IValue& item : value.toTupleRef().elements()) emit(out, item);
+    for (const c10::IValue& item : value.toTupleRef().elements()) emit(out, item, depth + 1);
     out << YAML::EndSeq;
   } else if (value.isString()) {
     out << value.toStringRef();
@@ -134,7 +140,7 @@ std::string definition_of(const Yaml& yaml) {
     out << YAML::Key << key << YAML::Value;
     if (key == "backbone" || key == "head") {
       out << YAML::BeginSeq;
-      for (const c10::IValue& row : entry.value().toListRef()) emit(out, row);
+      for (const c10::IValue& row : entry.value().toListRef()) emit(out, row, 1);
       out << YAML::EndSeq;
     } else {
       emit(out, entry.value());
