@@ -301,10 +301,13 @@ TEST_CASE("an Ultralytics .pt of a user's own model yaml is built from the yaml 
       " project=" + dir.file("runs"));
   INFO(predicted.output);
   CHECK(predicted.exit_code == 0);
-  const testing::CommandResult trained = testing::run_trainer(
-      "detect train model=" + files.file("yolo11n-deep.pt") + " data=" + dir.file("shapes/data.yaml") +
-      " epochs=1 imgsz=64 batch=4 workers=1 max_boxes=16 warmup_epochs=0 -q project=" + dir.file("runs") +
-      " name=deep");
+  // One epoch on the synthetic set from `model` (and any more arguments), as runs/`name`.
+  const auto train_from = [&](const std::string& model, const std::string& name) {
+    return testing::run_trainer("detect train model=" + model + " data=" + dir.file("shapes/data.yaml") +
+                                " epochs=1 imgsz=64 batch=4 workers=1 max_boxes=16 warmup_epochs=0 project=" +
+                                dir.file("runs") + " name=" + name);
+  };
+  const testing::CommandResult trained = train_from(files.file("yolo11n-deep.pt") + " -q", "deep");
   INFO(trained.output);
   REQUIRE(trained.exit_code == 0);
   CHECK(testing::read_text(dir / "runs" / "deep" / "args.yaml").find("model: yolo11n-deep.yaml\n") !=
@@ -318,10 +321,7 @@ TEST_CASE("an Ultralytics .pt of a user's own model yaml is built from the yaml 
 
   // A generation's own name stays the recipe loader's: pretrained=False trains its architecture
   // from scratch, the file unread, as Ultralytics does.
-  const testing::CommandResult scratch = testing::run_trainer(
-      "detect train model=" + files.file("yolo11n.pt") + " pretrained=False data=" + dir.file("shapes/data.yaml") +
-      " epochs=1 imgsz=64 batch=4 workers=1 max_boxes=16 warmup_epochs=0 project=" + dir.file("runs") +
-      " name=scratch");
+  const testing::CommandResult scratch = train_from(files.file("yolo11n.pt") + " pretrained=False", "scratch");
   INFO(scratch.output);
   CHECK(scratch.exit_code == 0);
   CHECK(scratch.output.find("the file unread") != std::string::npos);
