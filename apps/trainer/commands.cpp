@@ -344,9 +344,7 @@ TrainedModel load_trained(const CommonOptions& options, const std::string& weigh
   std::vector<std::string> overrides = options.overrides;
   overrides.insert(overrides.begin(), "pretrained=none");
   // A model built from a model-definition file is rebuilt from the text the checkpoint carries.
-  const std::optional<ModelCard>& saved_card = trained.checkpoint.card;
-  CarriedDefinition carried =
-      saved_card ? CarriedDefinition{saved_card->model_name, saved_card->model_definition} : CarriedDefinition{};
+  CarriedDefinition carried = carried_definition(trained.checkpoint.card);
   if (file.ultralytics) {
     const UltralyticsBuild build = ultralytics_build(*file.ultralytics);
     if (build.model.empty()) {

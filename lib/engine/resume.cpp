@@ -92,8 +92,7 @@ ResumePoint prepare_resume(const Settings& settings, const std::vector<std::stri
   point.run_folder = RunFolder::of_checkpoint(point.checkpoint_path);
   const std::string origin = point.checkpoint_path.string() + ":recipe";
   // A model built from a model-definition file continues from the text the checkpoint carries.
-  const std::optional<ModelCard>& card = point.checkpoint.card;
-  const CarriedDefinition carried = card ? CarriedDefinition{card->model_name, card->model_definition} : CarriedDefinition{};
+  const CarriedDefinition carried = carried_definition(point.checkpoint.card);
   Settings saved = load_settings_from_yaml(point.checkpoint.recipe, origin, {}, carried);
   point.settings = load_settings_from_yaml(point.checkpoint.recipe, origin, overrides, carried);
   if (const auto started = started_in(point.run_folder.root, saved)) {

@@ -15,6 +15,10 @@ Settings load_settings_from_yaml(const std::string& yaml, const std::string& ori
   return load_settings_from_yaml(yaml, origin, overrides, model_catalog(), carried);
 }
 
+CarriedDefinition carried_definition(const std::optional<ModelCard>& card) {
+  return card ? CarriedDefinition{card->model_name, card->model_definition} : CarriedDefinition{};
+}
+
 std::optional<TaskKind> task_of_model(const std::string& model) {
   return task_of_model(model_catalog(), model);
 }
